@@ -1,0 +1,186 @@
+//! The one table from database outcomes to HTTP answers (DESIGN §3).
+//!
+//! | outcome | answer |
+//! |---|---|
+//! | SQLSTATE `PTxyz` raised by our SQL | HTTP xyz, `{error: MESSAGE, field: DETAIL}` |
+//! | class 08, 40001, 40P01, 55P03, 57P01, 57P03, 53300, 57014; a lost connection; pool timeout | 503 `try_again` |
+//! | anything else | 500 `internal_error` |
+//!
+//! 57014 (statement cancelled by `statement_timeout`) joins the transient list: it is the server's
+//! side of the same deadline whose client side is a pool timeout. No database message, constraint
+//! or table name ever reaches a client; a 500's SQLSTATE and PL/pgSQL context go to the log line.
+
+use std::borrow::Cow;
+
+use http::StatusCode;
+use tokio_postgres::error::SqlState;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub code: Cow<'static, str>,
+    pub field: Option<String>,
+    /// Why, for the log line only: never sent to the client.
+    pub cause: Option<String>,
+}
+
+const TRANSIENT_CLASSES: &[&str] = &["08"];
+const TRANSIENT_STATES: &[SqlState] = &[
+    SqlState::T_R_SERIALIZATION_FAILURE,
+    SqlState::T_R_DEADLOCK_DETECTED,
+    SqlState::LOCK_NOT_AVAILABLE,
+    SqlState::ADMIN_SHUTDOWN,
+    SqlState::CANNOT_CONNECT_NOW,
+    SqlState::TOO_MANY_CONNECTIONS,
+    SqlState::QUERY_CANCELED,
+];
+
+impl ApiError {
+    pub fn new(status: StatusCode, code: &'static str) -> Self {
+        ApiError { status, code: Cow::Borrowed(code), field: None, cause: None }
+    }
+
+    pub fn with_field(mut self, field: impl Into<String>) -> Self {
+        self.field = Some(field.into());
+        self
+    }
+
+    fn with_cause(mut self, cause: impl Into<String>) -> Self {
+        self.cause = Some(cause.into());
+        self
+    }
+
+    pub fn not_found() -> Self {
+        Self::new(StatusCode::NOT_FOUND, "not_found")
+    }
+
+    pub fn method_not_allowed() -> Self {
+        Self::new(StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed")
+    }
+
+    pub fn invalid_query(field: impl Into<String>) -> Self {
+        Self::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_query").with_field(field)
+    }
+
+    pub fn internal(cause: impl Into<String>) -> Self {
+        Self::new(StatusCode::INTERNAL_SERVER_ERROR, "internal_error").with_cause(cause)
+    }
+
+    pub fn database_unavailable(cause: impl Into<String>) -> Self {
+        Self::new(StatusCode::SERVICE_UNAVAILABLE, "try_again").with_cause(cause)
+    }
+
+    /// `Retry-After` in whole seconds, on the statuses that carry it.
+    pub fn retry_after(&self) -> Option<u32> {
+        match self.status {
+            StatusCode::CONFLICT | StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE => Some(1),
+            _ => None,
+        }
+    }
+
+    pub fn from_pool(error: &deadpool_postgres::PoolError) -> Self {
+        use deadpool_postgres::PoolError;
+        match error {
+            PoolError::Backend(error) => Self::from_db(error),
+            PoolError::Timeout(kind) => Self::database_unavailable(format!("pool timeout: {kind:?}")),
+            PoolError::Closed => Self::database_unavailable("pool closed"),
+            PoolError::PostCreateHook(_) => Self::database_unavailable("connection setup failed"),
+            PoolError::NoRuntimeSpecified => Self::internal("pool has no runtime"),
+        }
+    }
+
+    pub fn from_db(error: &tokio_postgres::Error) -> Self {
+        let Some(db) = error.as_db_error() else {
+            // No server answer at all: the connection broke or could not be made.
+            return Self::database_unavailable(if error.is_closed() {
+                "connection closed"
+            } else {
+                "connection failed"
+            });
+        };
+        let state = db.code();
+        if let Some(answer) = refusal(state.code(), db.message(), db.detail()) {
+            return answer;
+        }
+        let cause = format!("sqlstate {}{}", state.code(), db.where_().map(|w| format!(" at {w}")).unwrap_or_default());
+        if TRANSIENT_STATES.contains(state) || TRANSIENT_CLASSES.iter().any(|class| state.code().starts_with(class)) {
+            Self::database_unavailable(cause)
+        } else {
+            Self::internal(cause)
+        }
+    }
+}
+
+/// A `PTxyz` refusal raised by our SQL. Its message must be a stable code and its detail a field
+/// name; anything else is not ours to show, and becomes a 500.
+fn refusal(state: &str, message: &str, detail: Option<&str>) -> Option<ApiError> {
+    let status = state.strip_prefix("PT")?.parse::<u16>().ok()?;
+    let status = StatusCode::from_u16(status).ok().filter(|s| s.is_client_error() || s.is_server_error());
+    let is_code = !message.is_empty() && message.bytes().all(|b| b.is_ascii_lowercase() || b == b'_');
+    let is_field = |field: &str| {
+        !field.is_empty()
+            && field.len() <= 200
+            && field.bytes().all(|b| b.is_ascii_alphanumeric() || b"_.[]".contains(&b))
+    };
+    match (status, is_code) {
+        (Some(status), true) if detail.is_none_or(is_field) => Some(ApiError {
+            status,
+            code: Cow::Owned(message.to_string()),
+            field: detail.map(str::to_string),
+            cause: None,
+        }),
+        _ => Some(ApiError::internal(format!("sqlstate {state} with an unusable refusal"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pt_refusal_becomes_its_status_code_and_field() {
+        let error = refusal("PT422", "invalid_query", Some("limit")).unwrap();
+        assert_eq!(error.status, StatusCode::UNPROCESSABLE_ENTITY);
+        assert_eq!(error.code, "invalid_query");
+        assert_eq!(error.field.as_deref(), Some("limit"));
+    }
+
+    #[test]
+    fn a_pt_refusal_without_detail_has_no_field() {
+        let error = refusal("PT401", "unauthorized", None).unwrap();
+        assert_eq!(error.status, StatusCode::UNAUTHORIZED);
+        assert_eq!(error.field, None);
+    }
+
+    #[test]
+    fn an_indexed_field_name_is_kept() {
+        let error = refusal("PT422", "invalid_blocked_periods", Some("blocked_periods[3].starts_on")).unwrap();
+        assert_eq!(error.field.as_deref(), Some("blocked_periods[3].starts_on"));
+    }
+
+    #[test]
+    fn other_sqlstates_are_not_refusals() {
+        assert_eq!(refusal("23505", "duplicate key value violates unique constraint", None), None);
+        assert_eq!(refusal("P0001", "boom", None), None);
+    }
+
+    #[test]
+    fn a_refusal_carrying_prose_never_reaches_the_client() {
+        let error = refusal("PT422", "duplicate key value violates \"lots_pkey\"", None).unwrap();
+        assert_eq!(error.status, StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(error.code, "internal_error");
+        let error = refusal("PT422", "invalid_body", Some("Key (id)=(1) exists")).unwrap();
+        assert_eq!(error.status, StatusCode::INTERNAL_SERVER_ERROR);
+        let error = refusal("PT200", "fine", None).unwrap();
+        assert_eq!(error.status, StatusCode::INTERNAL_SERVER_ERROR);
+    }
+
+    #[test]
+    fn retry_after_is_on_409_429_and_503_only() {
+        assert_eq!(ApiError::new(StatusCode::CONFLICT, "conflict").retry_after(), Some(1));
+        assert_eq!(ApiError::new(StatusCode::TOO_MANY_REQUESTS, "rate_limited").retry_after(), Some(1));
+        assert_eq!(ApiError::database_unavailable("x").retry_after(), Some(1));
+        assert_eq!(ApiError::not_found().retry_after(), None);
+        assert_eq!(ApiError::internal("x").retry_after(), None);
+    }
+}

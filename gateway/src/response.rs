@@ -1,0 +1,53 @@
+//! Building answers. Every answer is JSON (or empty) and carries `X-Request-Id`; the headers that
+//! belong to a status (`WWW-Authenticate` on 401, `Retry-After` on 409/429/503) are added here, in
+//! one place, so no route can forget them.
+
+use bytes::Bytes;
+use http::header::{HeaderValue, ALLOW, CONTENT_TYPE, RETRY_AFTER, WWW_AUTHENTICATE};
+use http::{Response, StatusCode};
+use http_body_util::Full;
+
+use crate::errors::ApiError;
+
+pub type Body = Full<Bytes>;
+
+pub const REQUEST_ID: &str = "x-request-id";
+
+pub fn json(status: StatusCode, body: impl Into<Bytes>) -> Response<Body> {
+    let mut response = Response::new(Full::new(body.into()));
+    *response.status_mut() = status;
+    response.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+/// `{"error": code, "field": field}` (field omitted when there is none), with the status's headers.
+pub fn error(error: &ApiError) -> Response<Body> {
+    let mut body = serde_json::Map::new();
+    body.insert("error".into(), error.code.as_ref().into());
+    if let Some(field) = &error.field {
+        body.insert("field".into(), field.as_str().into());
+    }
+    let mut response = json(error.status, serde_json::Value::Object(body).to_string());
+    let headers = response.headers_mut();
+    if error.status == StatusCode::UNAUTHORIZED {
+        headers.insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+    }
+    if let Some(seconds) = error.retry_after() {
+        headers.insert(RETRY_AFTER, HeaderValue::from(seconds));
+    }
+    response
+}
+
+/// 204 to OPTIONS on a known path.
+pub fn options(allow: &'static str) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::new()));
+    *response.status_mut() = StatusCode::NO_CONTENT;
+    response.headers_mut().insert(ALLOW, HeaderValue::from_static(allow));
+    response
+}
+
+pub fn method_not_allowed(allow: &'static str) -> Response<Body> {
+    let mut response = error(&ApiError::method_not_allowed());
+    response.headers_mut().insert(ALLOW, HeaderValue::from_static(allow));
+    response
+}

@@ -1,0 +1,80 @@
+//! Log lines: one JSON object per line on standard output.
+//!
+//! Each request writes exactly one request line (request id, the key id as presented or null,
+//! method, route template, status, duration, and for a 5xx the internal cause). Operational events
+//! (start, stop, faults outside a request) go through `tracing`, also as JSON lines. No line ever
+//! carries a secret, an Authorization header, a body or a database message.
+
+use std::io::Write as _;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
+use time::format_description::well_known::Rfc3339;
+use time::OffsetDateTime;
+
+/// Where request lines go: standard output, or memory (tests read them back).
+#[derive(Clone, Default)]
+pub enum LogSink {
+    #[default]
+    Stdout,
+    Memory(Arc<Mutex<Vec<Value>>>),
+}
+
+impl LogSink {
+    pub fn write(&self, mut line: Value) {
+        if let Value::Object(fields) = &mut line {
+            let ts = OffsetDateTime::now_utc().format(&Rfc3339).unwrap_or_default();
+            fields.insert("timestamp".into(), ts.into());
+            fields.insert("level".into(), "INFO".into());
+        }
+        match self {
+            LogSink::Stdout => {
+                let mut out = std::io::stdout().lock();
+                let _ = writeln!(out, "{line}");
+            }
+            LogSink::Memory(lines) => lines.lock().unwrap_or_else(|e| e.into_inner()).push(line),
+        }
+    }
+}
+
+pub struct RequestLine<'a> {
+    pub request_id: &'a str,
+    pub key_id: Option<&'a str>,
+    pub method: &'a str,
+    pub route: Option<&'static str>,
+    pub status: u16,
+    pub duration_ms: f64,
+    pub cause: Option<&'a str>,
+}
+
+impl RequestLine<'_> {
+    pub fn to_json(&self) -> Value {
+        let mut line = json!({
+            "message": "request",
+            "request_id": self.request_id,
+            "key_id": self.key_id,
+            "method": self.method,
+            "route": self.route,
+            "status": self.status,
+            "duration_ms": (self.duration_ms * 1000.0).round() / 1000.0,
+        });
+        if let Some(cause) = self.cause {
+            line["cause"] = cause.into();
+        }
+        line
+    }
+}
+
+/// Operational logging through `tracing`, as JSON lines; filter from `LOG_LEVEL` (default: info,
+/// with the database driver at warn so server NOTICEs never reach the log).
+pub fn init() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("LOG_LEVEL")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,tokio_postgres=warn"));
+    let _ = tracing_subscriber::fmt()
+        .json()
+        .flatten_event(true)
+        .with_current_span(false)
+        .with_span_list(false)
+        .with_env_filter(filter)
+        .try_init();
+}

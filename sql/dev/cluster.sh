@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# The local development and test PostgreSQL cluster under .pg/ (never for production).
+#
+#   sql/dev/cluster.sh install   install missing Debian packages (PostgreSQL 15, pgTAP, pg_prove, plpgsql_check)
+#   sql/dev/cluster.sh start     install, create the cluster if missing, start it if not running
+#   sql/dev/cluster.sh stop      stop it
+#   sql/dev/cluster.sh url [db]  print the superuser URL of a database (default: ingest)
+#
+# The cluster listens on 127.0.0.1:$PG_PORT (default 54329) and on a socket under .pg/run, with trust
+# authentication: loopback only, for local development and tests. initdb refuses to run as root, so
+# as root the cluster belongs to the `postgres` OS user.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+pg_dir="$root/.pg"
+port="${PG_PORT:-54329}"
+bin="/usr/lib/postgresql/15/bin"
+packages=(postgresql-15 postgresql-15-pgtap postgresql-15-plpgsql-check libtap-parser-sourcehandler-pgtap-perl)
+
+as_owner() {
+    if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+install() {
+    local missing=()
+    for package in "${packages[@]}"; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "installing: ${missing[*]}" >&2
+    local sudo=""
+    [ "$(id -u)" = 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    # Debian's package starts a default cluster on 5432; this project uses its own on a private port.
+}
+
+create() {
+    [ -f "$pg_dir/data/PG_VERSION" ] && return 0
+    mkdir -p "$pg_dir"
+    if [ "$(id -u)" = 0 ]; then
+        chown postgres: "$pg_dir"
+        if ! runuser -u postgres -- test -w "$pg_dir"; then
+            echo "the postgres OS user cannot reach $pg_dir (a parent folder is closed to it);" \
+                 "clone the project where other users can traverse, or set DATABASE_URL" >&2
+            exit 1
+        fi
+    fi
+    as_owner "$bin/initdb" -D "$pg_dir/data" -U postgres --auth=trust --encoding=UTF8 --locale=C.UTF-8 >/dev/null
+    as_owner mkdir -p "$pg_dir/run"
+    cat >>"$pg_dir/data/postgresql.conf" <<CONF
+# sql/dev/cluster.sh: a loopback-only development cluster
+listen_addresses = '127.0.0.1'
+port = $port
+unix_socket_directories = '$pg_dir/run'
+max_connections = 200
+synchronous_commit = off
+CONF
+}
+
+start() {
+    install
+    create
+    if as_owner "$bin/pg_ctl" -D "$pg_dir/data" status >/dev/null 2>&1; then
+        return 0
+    fi
+    as_owner "$bin/pg_ctl" -D "$pg_dir/data" -l "$pg_dir/server.log" -w -t 60 start >/dev/null
+    as_owner "$bin/psql" -h "$pg_dir/run" -p "$port" -U postgres -d postgres -Atqc \
+        "SELECT 1 FROM pg_database WHERE datname = 'ingest'" | grep -q 1 ||
+        as_owner "$bin/createdb" -h "$pg_dir/run" -p "$port" -U postgres ingest
+}
+
+stop() {
+    [ -f "$pg_dir/data/PG_VERSION" ] || return 0
+    as_owner "$bin/pg_ctl" -D "$pg_dir/data" -w -m fast stop >/dev/null 2>&1 || true
+}
+
+case "${1:-}" in
+    install) install ;;
+    start) start ;;
+    stop) stop ;;
+    url) echo "postgres://postgres@127.0.0.1:$port/${2:-ingest}" ;;
+    *) echo "usage: $0 install|start|stop|url [db]" >&2; exit 2 ;;
+esac

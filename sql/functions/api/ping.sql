@@ -1,0 +1,21 @@
+-- GET /ping: diagnose a credential. Any valid credential passes; no operator context is left set
+-- and no operator data is read.
+CREATE OR REPLACE FUNCTION api.ping(p_authorization text, OUT status integer, OUT body jsonb)
+SECURITY DEFINER
+LANGUAGE plpgsql
+SET search_path = ''
+AS $$
+DECLARE
+    v_caller record;
+BEGIN
+    SELECT * INTO v_caller FROM app.authenticate(p_authorization, NULL, false);
+    status := 200;
+    body := jsonb_build_object(
+        'ok', true,
+        'key_id', v_caller.key_id,
+        'scopes', to_jsonb(v_caller.scopes),
+        'server_time', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'));
+END
+$$;
+REVOKE ALL ON FUNCTION api.ping(text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION api.ping(text) TO ingest_gateway;

@@ -1,0 +1,72 @@
+-- Resolve the operator from an Authorization header value, the only way a gateway request gets an
+-- operator. Every failure (no or unparseable header, unknown key id, wrong secret, revoked, expired,
+-- operator suspended, scope missing) is the same PT401 `unauthorized`, reached through the same
+-- work: an unknown key id is checked against a dummy salt and hash, and all conditions are folded
+-- into one boolean, so neither the answer nor its timing tells the causes apart.
+--
+-- p_scope NULL admits any valid credential (GET /ping). With p_enter_operator the operator context
+-- stays set for the rest of the transaction; without it, it is cleared before returning.
+CREATE OR REPLACE FUNCTION app.authenticate(
+    p_authorization text,
+    p_scope text,
+    p_enter_operator boolean,
+    OUT credential_id uuid,
+    OUT operator_id uuid,
+    OUT key_id text,
+    OUT scopes text[])
+LANGUAGE plpgsql
+SET search_path = ''
+AS $$
+DECLARE
+    -- "Bearer", one or more spaces, then <key_id>.<secret>: the first dot splits the halves.
+    v_parts text[] := CASE WHEN octet_length(p_authorization) <= 1024
+        THEN regexp_match(p_authorization, '^[Bb][Ee][Aa][Rr][Ee][Rr] +([^.]+)\.(.+)$') END;
+    v_key_id text := coalesce(v_parts[1], '');
+    v_secret text := coalesce(v_parts[2], '');
+    v_credential record;
+    v_status text;
+    v_valid boolean;
+BEGIN
+    PERFORM set_config('app.authenticating_key_id', v_key_id, true);
+    SELECT c.operator_id, c.id, c.key_id, c.scopes, c.secret_salt, c.secret_hash, c.expires_at, c.revoked_at
+      INTO v_credential
+      FROM app.api_credentials AS c
+     WHERE c.key_id = v_key_id;
+    PERFORM set_config('app.authenticating_key_id', '', true);
+
+    v_valid := app.constant_time_equals(
+        app.credential_secret_hash(coalesce(v_credential.secret_salt, '\x00000000000000000000000000000000'::bytea), v_secret),
+        coalesce(v_credential.secret_hash, '\x0000000000000000000000000000000000000000000000000000000000000000'::bytea));
+
+    PERFORM app.enter_operator(coalesce(v_credential.operator_id, '00000000-0000-0000-0000-000000000000'::uuid));
+    SELECT o.status INTO v_status FROM app.operators AS o WHERE o.id = v_credential.operator_id;
+
+    v_valid := v_valid
+        AND v_parts IS NOT NULL
+        AND v_credential.id IS NOT NULL
+        AND v_status IS NOT DISTINCT FROM 'active'
+        AND v_credential.revoked_at IS NULL
+        AND (v_credential.expires_at IS NULL OR v_credential.expires_at > now())
+        AND (p_scope IS NULL OR p_scope = ANY (v_credential.scopes));
+    IF NOT v_valid THEN
+        PERFORM app.leave_operator();
+        PERFORM app.refuse(401, 'unauthorized');
+    END IF;
+
+    -- Recorded on first use, then at most once a minute, so a busy key is not a hot row.
+    UPDATE app.api_credentials AS c
+       SET last_used_at = now()
+     WHERE c.operator_id = v_credential.operator_id
+       AND c.id = v_credential.id
+       AND (c.last_used_at IS NULL OR c.last_used_at <= now() - interval '1 minute');
+
+    IF NOT p_enter_operator THEN
+        PERFORM app.leave_operator();
+    END IF;
+    credential_id := v_credential.id;
+    operator_id := v_credential.operator_id;
+    key_id := v_credential.key_id;
+    scopes := v_credential.scopes;
+END
+$$;
+REVOKE ALL ON FUNCTION app.authenticate(text, text, boolean) FROM PUBLIC;
