@@ -1,0 +1,47 @@
+# The only entry points (DESIGN §6). Each installs what it needs on a fresh Debian machine.
+#
+#   make run    local cluster under .pg/ (unless DATABASE_URL is set), migrate, seed a demo
+#               operator, print a working credential and curl line, serve on 127.0.0.1:8080
+#   make test   every test layer: pgTAP (pg_prove), plpgsql_check, cargo tests
+
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+
+CLUSTER := sql/dev/cluster.sh
+LISTEN_ADDR ?= 127.0.0.1:8080
+BASE_PATH ?= /v1
+
+.PHONY: help deps db build run test test-sql test-rust clean-db
+
+help:
+	@echo "make run    start a local database, seed a demo credential and serve on $(LISTEN_ADDR)"
+	@echo "make test   run every test layer (installs what it needs)"
+
+deps:
+	@$(CLUSTER) install
+	@command -v cargo >/dev/null || { echo "cargo is required (https://rustup.rs)"; exit 1; }
+
+# The local cluster, unless DATABASE_URL points at a database of your own.
+db: deps
+	@if [ -z "$${DATABASE_URL:-}" ]; then $(CLUSTER) start; fi
+
+build:
+	cargo build --release --locked --bin ingest
+
+run: db build
+	@url="$${DATABASE_URL:-$$($(CLUSTER) url)}"; \
+	DATABASE_URL="$$url" LOG_LEVEL=warn target/release/ingest migrate; \
+	psql "$$url" -qX -v base_url="http://$(LISTEN_ADDR)$(BASE_PATH)" -f sql/dev/demo.sql; \
+	echo "Serving on http://$(LISTEN_ADDR)$(BASE_PATH) (Ctrl-C stops)"; \
+	DATABASE_URL="$$url" LISTEN_ADDR="$(LISTEN_ADDR)" BASE_PATH="$(BASE_PATH)" exec target/release/ingest serve
+
+test: db
+	cargo build --locked --bin ingest
+	$(MAKE) --no-print-directory test-sql test-rust
+
+test-sql:
+	INGEST_BIN=target/debug/ingest pgtap/run.sh
+
+test-rust:
+	TEST_DATABASE_URL="$$($(CLUSTER) url postgres)" PG_BIN=/usr/lib/postgresql/15/bin cargo test --locked --workspace
