@@ -36,7 +36,9 @@ run: db build
 	echo "Serving on http://$(LISTEN_ADDR)$(BASE_PATH) (Ctrl-C stops)"; \
 	DATABASE_URL="$$url" LISTEN_ADDR="$(LISTEN_ADDR)" BASE_PATH="$(BASE_PATH)" exec target/release/ingest serve
 
-test: db
+# Always the local cluster: tests create and drop databases of their own.
+test: deps
+	@$(CLUSTER) start
 	cargo build --locked --bin ingest
 	$(MAKE) --no-print-directory test-sql test-rust
 
