@@ -82,10 +82,7 @@ impl Database {
         };
         let remaining = self.deadline.saturating_sub(started.elapsed());
         match timeout(remaining, query(&client, sql, params)).await {
-            Ok(Ok(row)) => Ok(Answer {
-                status: u16::try_from(row.get::<_, i32>(0)).unwrap_or(500),
-                body: row.get(1),
-            }),
+            Ok(Ok(row)) => answer(&row),
             Ok(Err(error)) => Err(ApiError::from_db(&error)),
             Err(_) => {
                 // The statement may still be running; do not hand this connection to anyone else.
@@ -98,6 +95,15 @@ impl Database {
     /// Stops handing out connections and closes the idle ones.
     pub fn close(&self) {
         self.pool.close();
+    }
+}
+
+/// Reads `(status integer, body text)`; any other shape is a fault of ours, never a panic.
+fn answer(row: &tokio_postgres::Row) -> Result<Answer, ApiError> {
+    let status = row.try_get::<_, i32>(0).ok().and_then(|status| u16::try_from(status).ok());
+    match (status, row.try_get::<_, String>(1)) {
+        (Some(status), Ok(body)) => Ok(Answer { status, body }),
+        _ => Err(ApiError::internal("the function answered an unexpected row")),
     }
 }
 
