@@ -1,1 +1,298 @@
-\echo tests schema placeholder
+-- The `tests` helper schema of the pgTAP layer, installed by pgtap/run.sh into the freshly migrated
+-- test database (as the superuser), before the files of sql/tests run.
+--
+-- Every helper is a plain (SECURITY INVOKER) function without a SET clause, so that what it does to
+-- the role and to the transaction-local settings stays in force for the caller, exactly as a `SET
+-- LOCAL` in the test file would. Everything is PUBLIC: this is a throw-away test database, and a
+-- test acting as `authenticated` or `ingest_gateway` must still reach its helpers.
+--
+-- Helpers that make data (make_operator, make_user, make_member, issue_credential) may be called
+-- whatever role the test is acting as: they step back to the session user (the superuser running
+-- pg_prove) for their work and restore the role, the operator context and the PostgREST settings on
+-- the way out, so they never change what the test is acting as.
+--
+-- Names used in the settings, as the code under test reads them:
+--   request.jwt.claims   PostgREST: the verified JWT claims, JSON
+--   request.headers      PostgREST: the request headers, JSON, names lower-cased
+--   app.operator_id      the operator context every row-level security policy reads
+\set ON_ERROR_STOP 1
+SET client_min_messages = warning;
+
+CREATE EXTENSION IF NOT EXISTS pgtap;
+
+DROP SCHEMA IF EXISTS tests CASCADE;
+CREATE SCHEMA tests;
+GRANT USAGE ON SCHEMA tests TO PUBLIC;
+
+-- ------------------------------------------------------------------------------------------------
+-- Acting as someone
+-- ------------------------------------------------------------------------------------------------
+
+-- What a test is acting as: the role and the settings the helpers below change. Internal to the
+-- data-making helpers, which save it, step back to the superuser and restore it.
+CREATE FUNCTION tests.acting_state()
+RETURNS jsonb
+LANGUAGE sql
+AS $$
+    SELECT jsonb_build_object(
+        'role', current_setting('role'),
+        'app.operator_id', coalesce(current_setting('app.operator_id', true), ''),
+        'request.jwt.claims', coalesce(current_setting('request.jwt.claims', true), ''),
+        'request.headers', coalesce(current_setting('request.headers', true), ''));
+$$;
+
+-- Put back what tests.acting_state() saved (transaction-local, like everything here).
+CREATE FUNCTION tests.restore_acting_state(p_state jsonb)
+RETURNS void
+LANGUAGE sql
+AS $$
+    SELECT set_config('app.operator_id', p_state ->> 'app.operator_id', true),
+           set_config('request.jwt.claims', p_state ->> 'request.jwt.claims', true),
+           set_config('request.headers', p_state ->> 'request.headers', true),
+           set_config('role', p_state ->> 'role', true);
+$$;
+
+-- Step back to the session user (the superuser running the tests) with no operator context and no
+-- PostgREST settings: what a test file starts as.
+CREATE FUNCTION tests.act_as_superuser()
+RETURNS void
+LANGUAGE sql
+AS $$
+    SELECT set_config('role', 'none', true),
+           set_config('app.operator_id', '', true),
+           set_config('request.jwt.claims', '', true),
+           set_config('request.headers', '', true);
+$$;
+
+-- Act as a PostgREST request with these raw setting texts, byte for byte: for garbled or missing
+-- claims and headers (NULL stands for a setting that is absent, which reads as the empty text).
+-- Switches to role `authenticated` and starts with no operator context, as a fresh PostgREST
+-- transaction does.
+CREATE FUNCTION tests.act_as_console_raw(p_claims text, p_headers text)
+RETURNS void
+LANGUAGE sql
+AS $$
+    SELECT set_config('app.operator_id', '', true),
+           set_config('request.jwt.claims', coalesce(p_claims, ''), true),
+           set_config('request.headers', coalesce(p_headers, ''), true),
+           set_config('role', 'authenticated', true);
+$$;
+
+-- Act as a signed-in console user calling through PostgREST, exactly as PostgREST does it: the JWT
+-- claims (sub, role, aal; aal left out when p_aal is NULL) in request.jwt.claims, the request headers
+-- with the lower-cased `x-tenant-id` (left out when p_operator is NULL) in request.headers, and
+-- `SET LOCAL ROLE authenticated`. Switching role from a plain function works; it lasts until the
+-- end of the transaction or the next act_as_* call.
+CREATE FUNCTION tests.act_as_console_user(p_user uuid, p_operator uuid, p_aal text DEFAULT 'aal1')
+RETURNS void
+LANGUAGE sql
+AS $$
+    SELECT tests.act_as_console_raw(
+        json_strip_nulls(json_build_object('sub', p_user, 'role', 'authenticated', 'aal', p_aal))::text,
+        json_strip_nulls(json_build_object('x-tenant-id', p_operator))::text);
+$$;
+
+-- Act as the gateway: its login role `ingest_gateway`, a fresh transaction with no operator context
+-- and no PostgREST settings.
+CREATE FUNCTION tests.act_as_gateway()
+RETURNS void
+LANGUAGE sql
+AS $$
+    SELECT tests.act_as_superuser(), set_config('role', 'ingest_gateway', true);
+$$;
+
+-- ------------------------------------------------------------------------------------------------
+-- Making data (through the platform and console functions, never by writing tables)
+-- ------------------------------------------------------------------------------------------------
+
+-- A new active operator, through platform.operator_create; returns its id.
+CREATE FUNCTION tests.make_operator(p_name text DEFAULT 'Test operator', p_currency text DEFAULT 'EUR')
+RETURNS uuid
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_state jsonb := tests.acting_state();
+    v_id uuid;
+BEGIN
+    PERFORM tests.act_as_superuser();
+    v_id := platform.operator_create(p_name, p_currency);
+    PERFORM tests.restore_acting_state(v_state);
+    RETURN v_id;
+END
+$$;
+
+-- A new sign-in user with a random id (the JWT `sub`), through platform.user_upsert; returns the id.
+CREATE FUNCTION tests.make_user(p_two_step boolean DEFAULT false)
+RETURNS uuid
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_state jsonb := tests.acting_state();
+    v_id uuid := gen_random_uuid();
+BEGIN
+    PERFORM tests.act_as_superuser();
+    PERFORM platform.user_upsert(v_id, 'user-' || v_id || '@test.invalid', p_two_step);
+    PERFORM tests.restore_acting_state(v_state);
+    RETURN v_id;
+END
+$$;
+
+-- A new user made a member of p_operator with p_role, through platform.member_set; returns the
+-- user's id.
+CREATE FUNCTION tests.make_member(
+    p_operator uuid,
+    p_role text DEFAULT 'owner',
+    p_accepted boolean DEFAULT true,
+    p_two_step boolean DEFAULT false)
+RETURNS uuid
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_state jsonb := tests.acting_state();
+    v_user uuid := tests.make_user(p_two_step);
+BEGIN
+    PERFORM tests.act_as_superuser();
+    PERFORM platform.member_set(p_operator, v_user, p_role, p_accepted);
+    PERFORM tests.restore_acting_state(v_state);
+    RETURN v_user;
+END
+$$;
+
+-- A new API credential of p_operator, issued the console way by a new owner (role authenticated,
+-- PostgREST settings) through console.api_credential_issue; returns the whole Authorization value,
+-- 'Bearer <key_id>.<secret>'.
+CREATE FUNCTION tests.issue_credential(
+    p_operator uuid,
+    p_scopes text[] DEFAULT ARRAY['read_supply', 'write_supply', 'read_bookings'],
+    p_expires_in_days integer DEFAULT NULL)
+RETURNS text
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_state jsonb := tests.acting_state();
+    v_owner uuid := tests.make_member(p_operator, 'owner');
+    v_bearer text;
+BEGIN
+    PERFORM tests.act_as_console_user(v_owner, p_operator);
+    SELECT 'Bearer ' || i.key_id || '.' || i.secret
+      INTO STRICT v_bearer
+      FROM console.api_credential_issue('test credential', p_scopes, p_expires_in_days) AS i;
+    PERFORM tests.restore_acting_state(v_state);
+    RETURN v_bearer;
+END
+$$;
+
+-- The key id of an Authorization value made by tests.issue_credential.
+CREATE FUNCTION tests.key_id(p_bearer text)
+RETURNS text
+LANGUAGE sql
+IMMUTABLE
+AS $$
+    SELECT split_part(substr(p_bearer, length('Bearer ') + 1), '.', 1);
+$$;
+
+-- ------------------------------------------------------------------------------------------------
+-- Catalogue
+-- ------------------------------------------------------------------------------------------------
+
+-- Every tenant table: each table of schema app with an operator_id column, plus app.operators
+-- itself. Tests over this set fail when a new tenant table lacks row-level security or fixture rows.
+CREATE FUNCTION tests.tenant_tables()
+RETURNS SETOF regclass
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT c.oid::regclass
+      FROM pg_class AS c
+     WHERE c.relnamespace = 'app'::regnamespace
+       AND c.relkind IN ('r', 'p')
+       AND (c.oid = 'app.operators'::regclass
+            OR EXISTS (SELECT FROM pg_attribute AS a
+                        WHERE a.attrelid = c.oid AND a.attname = 'operator_id' AND NOT a.attisdropped))
+     ORDER BY c.oid::regclass::text;
+$$;
+
+-- Whether row-level security is both enabled and FORCED on a table (FORCE makes it bind the owner,
+-- as which every function runs).
+CREATE FUNCTION tests.rls_forced(p_table regclass)
+RETURNS boolean
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT c.relrowsecurity AND c.relforcerowsecurity FROM pg_class AS c WHERE c.oid = p_table;
+$$;
+
+-- The column of a tenant table that holds its operator: `id` for app.operators, else operator_id.
+CREATE FUNCTION tests.operator_column(p_table regclass)
+RETURNS name
+LANGUAGE sql
+IMMUTABLE
+AS $$
+    SELECT CASE WHEN p_table = 'app.operators'::regclass THEN 'id' ELSE 'operator_id' END::name;
+$$;
+
+-- The names of a function's result columns (its OUT and TABLE parameters), in order: what a caller
+-- such as PostgREST gets back.
+CREATE FUNCTION tests.result_columns(p_function regprocedure)
+RETURNS text[]
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT ARRAY(
+        SELECT a.name
+          FROM pg_proc AS p
+         CROSS JOIN LATERAL unnest(p.proargnames, p.proargmodes) WITH ORDINALITY AS a(name, mode, n)
+         WHERE p.oid = p_function AND a.mode IN ('o', 't', 'b')
+         ORDER BY a.n);
+$$;
+
+-- ------------------------------------------------------------------------------------------------
+-- Errors
+-- ------------------------------------------------------------------------------------------------
+
+-- Run p_sql as the current role and report the error it raised: its SQLSTATE (code), MESSAGE and
+-- DETAIL, all NULL when it raised none. The statement runs in a subtransaction: its work is undone when it
+-- fails and kept when it succeeds.
+CREATE FUNCTION tests.error_of(p_sql text, OUT code text, OUT message text, OUT detail text)
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    EXECUTE p_sql;
+EXCEPTION WHEN OTHERS THEN
+    GET STACKED DIAGNOSTICS code = RETURNED_SQLSTATE, message = MESSAGE_TEXT, detail = PG_EXCEPTION_DETAIL;
+    detail := nullif(detail, '');
+END
+$$;
+
+-- The DETAIL of the error p_sql raises (the field or parameter name of a refusal); NULL when the
+-- error has none or there is no error.
+CREATE FUNCTION tests.error_detail(p_sql text)
+RETURNS text
+LANGUAGE sql
+AS $$
+    SELECT (tests.error_of(p_sql)).detail;
+$$;
+
+-- A pgTAP assertion for the project's one refusal convention: p_sql raises SQLSTATE p_sqlstate with
+-- MESSAGE p_message and DETAIL p_detail, all three exactly (p_detail NULL: no DETAIL at all).
+-- Like throws_ok, but the DETAIL (the field the client is told) is part of the check.
+CREATE FUNCTION tests.refuses(p_sql text, p_sqlstate text, p_message text, p_detail text, p_description text)
+RETURNS text
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_error record := tests.error_of(p_sql);
+BEGIN
+    IF v_error.code IS NOT DISTINCT FROM p_sqlstate
+       AND v_error.message IS NOT DISTINCT FROM p_message
+       AND v_error.detail IS NOT DISTINCT FROM p_detail THEN
+        RETURN public.ok(true, p_description);
+    END IF;
+    RETURN public.ok(false, p_description) || E'\n' || public.diag(
+           '      caught: ' || coalesce(v_error.code || ' ' || v_error.message
+                                       || coalesce(' DETAIL ' || v_error.detail, ' (no DETAIL)'), 'no exception')
+        || E'\n      wanted: ' || p_sqlstate || ' ' || p_message || coalesce(' DETAIL ' || p_detail, ' (no DETAIL)'));
+END
+$$;
+
+GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA tests TO PUBLIC;

@@ -84,7 +84,10 @@ impl ApiError {
             PoolError::Backend(error) => Self::from_db(error),
             PoolError::Timeout(kind) => Self::database_unavailable(format!("pool timeout: {kind:?}")),
             PoolError::Closed => Self::database_unavailable("pool closed"),
-            PoolError::PostCreateHook(_) => Self::database_unavailable("connection setup failed"),
+            // A setup statement that the server refused (a DATABASE_ROLE that does not exist, say)
+            // is a misconfiguration, not something a retry mends: classified like any other error.
+            PoolError::PostCreateHook(deadpool_postgres::HookError::Backend(error)) => Self::from_db(error),
+            PoolError::PostCreateHook(_) => Self::internal("connection setup failed"),
             PoolError::NoRuntimeSpecified => Self::internal("pool has no runtime"),
         }
     }

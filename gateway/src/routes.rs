@@ -61,7 +61,8 @@ mod tests {
 
     #[test]
     fn allow_lists_the_verbs_then_options() {
-        for route in [Route::Ping] {
+        let all = [Route::Ping];
+        for route in all {
             let verbs: Vec<&str> = route.methods().iter().map(Method::as_str).collect();
             assert_eq!(route.allow(), format!("{}, OPTIONS", verbs.join(", ")));
         }

@@ -25,7 +25,8 @@ DECLARE
 BEGIN
     SELECT * INTO v_caller FROM app.console_caller(ARRAY['owner', 'manager'], 'api_credential_requires_manager');
 
-    IF p_label IS NULL OR char_length(p_label) NOT BETWEEN 1 AND 80 OR btrim(p_label) = '' THEN
+    -- Blank (only white space of any kind: spaces, tabs, line breaks) counts as empty.
+    IF p_label IS NULL OR char_length(p_label) NOT BETWEEN 1 AND 80 OR p_label !~ '[^[:space:]]' THEN
         PERFORM app.refuse(422, 'invalid_parameter', 'p_label');
     END IF;
     IF p_scopes IS NULL
@@ -51,7 +52,8 @@ BEGIN
             -- stored in the enumeration's order, whatever order they were sent in
             ARRAY(SELECT s FROM unnest(c_known_scopes) WITH ORDINALITY AS k(s, n) WHERE s = ANY (p_scopes) ORDER BY n),
             v_caller.user_id,
-            now() + make_interval(days => p_expires_in_days))
+            -- whole days of 24 hours on the server clock, whatever the session time zone
+            now() + make_interval(hours => 24 * p_expires_in_days))
     RETURNING c.id, c.key_id, v_secret, c.label, c.scopes, c.created_at, c.expires_at;
 END
 $$;

@@ -14,7 +14,7 @@ DECLARE
     v_currency text := upper(btrim(p_settlement_currency));
     v_folder text := coalesce(p_media_folder, v_id::text);
 BEGIN
-    IF p_name IS NULL OR btrim(p_name) = '' OR char_length(p_name) > 200 THEN
+    IF p_name IS NULL OR p_name !~ '[^[:space:]]' OR char_length(p_name) > 200 THEN
         PERFORM app.refuse(422, 'invalid_parameter', 'p_name');
     END IF;
     IF v_currency IS NULL OR NOT EXISTS (SELECT FROM app.iso_currencies AS c WHERE c.code = v_currency) THEN
@@ -32,6 +32,7 @@ BEGIN
 EXCEPTION
     WHEN unique_violation THEN
         PERFORM app.refuse(409, 'conflict', 'p_media_folder');
+        RETURN NULL;  -- not reached: app.refuse raises
 END
 $$;
 REVOKE ALL ON FUNCTION platform.operator_create(text, text, text) FROM PUBLIC;

@@ -1,0 +1,770 @@
+//! The harness every black-box HTTP test binary shares.
+//!
+//! - [`test_database_url`]: ONE fresh database per test binary (`gw_<binary>_<unix time>_<random>`),
+//!   created from `TEST_DATABASE_URL` (a superuser URL of the local cluster) and migrated with
+//!   `gateway::migrate::run`, once, on a thread of its own with its own short-lived runtime: every
+//!   `#[tokio::test]` has its own runtime, so nothing async is shared between tests. Databases of
+//!   earlier runs (older than [`STALE_AFTER`], never one in use) are dropped on the way.
+//! - [`TestApp`]: the gateway serving on 127.0.0.1:0 against a database, with its request log lines
+//!   captured in memory and a shutdown switch; a small HTTP client ([`Http`]) to talk to it.
+//! - Fixtures through the documented SQL only: `platform.*` as the superuser, and
+//!   `console.api_credential_*` the way PostgREST calls them (role `authenticated`, the JWT claims in
+//!   `request.jwt.claims`, the lower-cased headers in `request.headers`).
+//! - [`PrivateCluster`]: a throwaway PostgreSQL cluster of a test's own, for tests that stop the
+//!   database (binaries from `PG_BIN`).
+//!
+//! Each test makes its own operator and credentials, so tests of one binary never see each
+//! other's rows, and each has its own gateway, so log lines are per test.
+
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use bytes::Bytes;
+use http::header::{HeaderMap, HeaderName, HeaderValue};
+use http::{Method, Request, StatusCode};
+use http_body_util::{BodyExt, Full};
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::client::legacy::Client;
+use hyper_util::rt::TokioExecutor;
+use serde_json::Value;
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+use tokio_postgres::NoTls;
+use uuid::Uuid;
+
+use gateway::config::Config;
+use gateway::db::Database;
+use gateway::dispatch::AppState;
+use gateway::server;
+use gateway::telemetry::LogSink;
+
+/// The three scopes, in the enumeration's order.
+pub const ALL_SCOPES: [&str; 3] = ["read_supply", "write_supply", "read_bookings"];
+
+/// A test database older than this was left by an earlier run and may be dropped.
+pub const STALE_AFTER: Duration = Duration::from_secs(15 * 60);
+
+/// No single HTTP exchange in these tests may take longer; past it the test fails instead of hanging.
+const REQUEST_DEADLINE: Duration = Duration::from_secs(20);
+
+// ---------------------------------------------------------------------------------------------
+// The test database
+// ---------------------------------------------------------------------------------------------
+
+/// The superuser URL of the cluster the tests create their databases in.
+pub fn admin_url() -> String {
+    std::env::var("TEST_DATABASE_URL").ok().filter(|url| !url.is_empty()).unwrap_or_else(|| {
+        panic!(
+            "TEST_DATABASE_URL is not set: run `make test`, or \
+             TEST_DATABASE_URL=$(sql/dev/cluster.sh url postgres) PG_BIN=/usr/lib/postgresql/15/bin cargo test"
+        )
+    })
+}
+
+/// The migrated database of this test binary (created on first use).
+pub fn test_database_url() -> &'static str {
+    static URL: OnceLock<String> = OnceLock::new();
+    URL.get_or_init(|| {
+        std::thread::spawn(|| {
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("a runtime for the test database")
+                .block_on(create_test_database())
+        })
+        .join()
+        .expect("the test database could not be created")
+    })
+}
+
+async fn create_test_database() -> String {
+    let admin = admin_url();
+    let client = connect(&admin).await;
+    drop_stale_databases(&client).await;
+
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs();
+    let random = &Uuid::new_v4().simple().to_string()[..8];
+    let name = format!("gw_{}_{now}_{random}", binary_name());
+    client
+        .batch_execute(&format!("CREATE DATABASE \"{name}\""))
+        .await
+        .unwrap_or_else(|e| panic!("CREATE DATABASE {name}: {e}"));
+    let url = with_database(&admin, &name);
+    gateway::migrate::run(&url).await.unwrap_or_else(|e| panic!("migrating {name}: {e}"));
+    url
+}
+
+/// The test binary's name without cargo's hash suffix, as a safe identifier part.
+fn binary_name() -> String {
+    let exe = std::env::current_exe().ok();
+    let stem = exe
+        .as_deref()
+        .and_then(Path::file_stem)
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "test".into());
+    let stem = match stem.rsplit_once('-') {
+        Some((name, hash)) if hash.bytes().all(|b| b.is_ascii_hexdigit()) => name.to_string(),
+        _ => stem,
+    };
+    let mut safe: String =
+        stem.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' }).collect();
+    safe.truncate(30);
+    safe
+}
+
+/// Drops `gw_<binary>_<unix time>_<random>` databases older than [`STALE_AFTER`]. Without FORCE,
+/// so a database someone is still connected to is left alone; errors are ignored.
+async fn drop_stale_databases(client: &tokio_postgres::Client) {
+    let Ok(rows) = client
+        .query("SELECT datname FROM pg_database WHERE datname ~ '^gw_[a-z0-9_]+_[0-9]{10}_[0-9a-f]{8}$'", &[])
+        .await
+    else {
+        return;
+    };
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs();
+    for row in rows {
+        let name: String = row.get(0);
+        let created = name.rsplit('_').nth(1).and_then(|t| t.parse::<u64>().ok());
+        if created.is_some_and(|created| now.saturating_sub(created) > STALE_AFTER.as_secs()) {
+            let _ = client.batch_execute(&format!("DROP DATABASE IF EXISTS \"{name}\"")).await;
+        }
+    }
+}
+
+/// `url` with its database name replaced by `database` (query parameters kept).
+pub fn with_database(url: &str, database: &str) -> String {
+    let (base, query) = match url.split_once('?') {
+        Some((base, query)) => (base, Some(query)),
+        None => (url, None),
+    };
+    let authority = base.find("://").map_or(0, |i| i + 3);
+    let server = match base[authority..].find('/') {
+        Some(slash) => &base[..authority + slash],
+        None => base,
+    };
+    match query {
+        Some(query) => format!("{server}/{database}?{query}"),
+        None => format!("{server}/{database}"),
+    }
+}
+
+/// A connection on the current runtime; its driver task dies with the runtime.
+pub async fn connect(url: &str) -> tokio_postgres::Client {
+    let (client, connection) =
+        tokio_postgres::connect(url, NoTls).await.unwrap_or_else(|e| panic!("connecting to {url}: {e}"));
+    tokio::spawn(async move {
+        let _ = connection.await;
+    });
+    client
+}
+
+/// The backend pid of a session, to find the sessions it blocks.
+pub async fn backend_pid(client: &tokio_postgres::Client) -> i32 {
+    client.query_one("SELECT pg_backend_pid()", &[]).await.expect("pg_backend_pid").get(0)
+}
+
+/// Waits (at most 5 s) until some session of the cluster waits for a lock the session `holder_pid`
+/// holds: the way to know a gateway request is in flight inside the database.
+pub async fn wait_for_session_blocked_by(database_url: &str, holder_pid: i32) {
+    let observer = connect(database_url).await;
+    for _ in 0..500 {
+        let blocked: bool = observer
+            .query_one(
+                "SELECT EXISTS (SELECT FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid)))",
+                &[&holder_pid],
+            )
+            .await
+            .expect("reading pg_stat_activity")
+            .get(0);
+        if blocked {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("no session waited for the lock of session {holder_pid} within 5 s");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The gateway under test
+// ---------------------------------------------------------------------------------------------
+
+/// Environment settings for `Config::from_lookup`, on top of the harness defaults.
+#[derive(Default)]
+pub struct Settings(HashMap<String, String>);
+
+impl Settings {
+    pub fn set(&mut self, name: &str, value: impl ToString) -> &mut Self {
+        self.0.insert(name.to_string(), value.to_string());
+        self
+    }
+}
+
+pub struct TestApp {
+    pub addr: SocketAddr,
+    /// The superuser URL of the database the gateway serves (fixtures use it).
+    pub database_url: String,
+    http: Http,
+    logs: Arc<Mutex<Vec<Value>>>,
+    shutdown: Option<oneshot::Sender<()>>,
+    server: Option<JoinHandle<()>>,
+}
+
+impl TestApp {
+    /// The gateway with default settings against this binary's test database.
+    pub async fn spawn() -> TestApp {
+        Self::spawn_with(|_| {}).await
+    }
+
+    /// As [`TestApp::spawn`], with settings changed by `tweak`.
+    pub async fn spawn_with(tweak: impl FnOnce(&mut Settings)) -> TestApp {
+        let url = test_database_url().to_string();
+        Self::spawn_on(&url, tweak).await
+    }
+
+    /// The gateway against the database at `database_url` (a superuser URL: the pool switches to
+    /// `DATABASE_ROLE`, by default `ingest_gateway`).
+    pub async fn spawn_on(database_url: &str, tweak: impl FnOnce(&mut Settings)) -> TestApp {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
+        let addr = listener.local_addr().unwrap();
+        let mut settings = Settings::default();
+        settings.set("DATABASE_URL", database_url).set("LISTEN_ADDR", addr);
+        tweak(&mut settings);
+        let config = Config::from_lookup(|name| settings.0.get(name).cloned()).expect("a valid test config");
+        let db = Database::new(&config).expect("the pool");
+        let logs = Arc::new(Mutex::new(Vec::new()));
+        let state = Arc::new(AppState { config, db, log: LogSink::Memory(logs.clone()) });
+        let (shutdown, stop) = oneshot::channel::<()>();
+        let server = tokio::spawn(server::serve(listener, state, async move {
+            let _ = stop.await;
+        }));
+        TestApp {
+            addr,
+            database_url: database_url.to_string(),
+            http: Http::new(addr),
+            logs,
+            shutdown: Some(shutdown),
+            server: Some(server),
+        }
+    }
+
+    /// A cloneable client for this gateway (for requests run as tasks of their own).
+    pub fn http(&self) -> Http {
+        self.http.clone()
+    }
+
+    pub fn base_url(&self) -> String {
+        self.http.base_url.clone()
+    }
+
+    pub async fn get(&self, path: &str, headers: &[(&str, &str)]) -> TestResponse {
+        self.http.get(path, headers).await
+    }
+
+    pub async fn put(&self, path: &str, headers: &[(&str, &str)], body: impl Into<Bytes>) -> TestResponse {
+        self.http.request(Method::PUT, path, header_map(headers), body).await
+    }
+
+    pub async fn request(
+        &self,
+        method: Method,
+        path: &str,
+        headers: HeaderMap,
+        body: impl Into<Bytes>,
+    ) -> TestResponse {
+        self.http.request(method, path, headers, body).await
+    }
+
+    /// GET /v1/ping with this Authorization value (or none).
+    pub async fn ping(&self, authorization: Option<&str>) -> TestResponse {
+        self.http.ping(authorization).await
+    }
+
+    /// Every request log line written so far, in order.
+    pub fn logs(&self) -> Vec<Value> {
+        self.logs.lock().unwrap().clone()
+    }
+
+    /// The one log line of the request that answered with `response`.
+    pub fn log_of(&self, response: &TestResponse) -> Value {
+        let id = response.request_id();
+        let lines: Vec<Value> = self.logs().into_iter().filter(|line| line["request_id"] == id).collect();
+        assert_eq!(lines.len(), 1, "exactly one log line for request {id}: {lines:?}");
+        lines.into_iter().next().unwrap()
+    }
+
+    /// Signals shutdown without waiting for it (see [`TestApp::stopped`]).
+    pub fn begin_shutdown(&mut self) {
+        if let Some(shutdown) = self.shutdown.take() {
+            let _ = shutdown.send(());
+        }
+    }
+
+    /// Whether `serve` has returned.
+    pub fn is_stopped(&self) -> bool {
+        self.server.as_ref().is_none_or(JoinHandle::is_finished)
+    }
+
+    /// Waits (at most `limit`) for `serve` to return; panics if it does not.
+    pub async fn stopped(&mut self, limit: Duration) {
+        if let Some(server) = self.server.take() {
+            tokio::time::timeout(limit, server)
+                .await
+                .unwrap_or_else(|_| panic!("serve did not return within {limit:?}"))
+                .expect("serve panicked");
+        }
+    }
+
+    /// Graceful shutdown: signal, then wait for `serve` to return.
+    pub async fn shutdown(mut self) {
+        self.begin_shutdown();
+        self.stopped(Duration::from_secs(10)).await;
+    }
+
+    // -- fixtures -------------------------------------------------------------------------------
+
+    /// A superuser connection to the gateway's database, on the current runtime.
+    pub async fn superuser(&self) -> tokio_postgres::Client {
+        connect(&self.database_url).await
+    }
+
+    /// A new active operator (settlement currency EUR) with an accepted owner.
+    pub async fn make_operator(&self) -> Operator {
+        let db = self.superuser().await;
+        let owner = Uuid::new_v4();
+        db.execute(
+            "SELECT platform.user_upsert($1, $2, false)",
+            &[&owner, &format!("owner-{owner}@test.invalid")],
+        )
+        .await
+        .expect("platform.user_upsert");
+        let name = format!("Test operator {}", Uuid::new_v4());
+        let id: Uuid = db
+            .query_one("SELECT platform.operator_create($1, 'EUR')", &[&name])
+            .await
+            .expect("platform.operator_create")
+            .get(0);
+        db.execute("SELECT platform.member_set($1, $2, 'owner')", &[&id, &owner])
+            .await
+            .expect("platform.member_set");
+        Operator { id, owner }
+    }
+
+    /// Issues a credential as the operator's owner, through the console function.
+    pub async fn issue(
+        &self,
+        operator: &Operator,
+        scopes: &[&str],
+        expires_in_days: Option<i32>,
+    ) -> Credential {
+        let scopes: Vec<String> = scopes.iter().map(|s| s.to_string()).collect();
+        let label = "black-box test".to_string();
+        let rows = self
+            .as_console(
+                operator,
+                "SELECT credential_id, key_id, secret, scopes, expires_at \
+                   FROM console.api_credential_issue($1, $2, $3)",
+                &[&label, &scopes, &expires_in_days],
+            )
+            .await;
+        assert_eq!(rows.len(), 1, "api_credential_issue answers one row");
+        let row = &rows[0];
+        Credential {
+            id: row.get(0),
+            key_id: row.get(1),
+            secret: row.get(2),
+            scopes: row.get(3),
+            expires_at: row.get(4),
+        }
+    }
+
+    /// A credential holding every scope, for a new operator.
+    pub async fn operator_with_credential(&self) -> (Operator, Credential) {
+        let operator = self.make_operator().await;
+        let credential = self.issue(&operator, &ALL_SCOPES, None).await;
+        (operator, credential)
+    }
+
+    /// Revokes through the console function (the answer row must say `revoked`).
+    pub async fn revoke(&self, operator: &Operator, credential: &Credential) {
+        let rows = self
+            .as_console(operator, "SELECT state FROM console.api_credential_revoke($1)", &[&credential.id])
+            .await;
+        assert_eq!(rows.len(), 1, "api_credential_revoke answers the revoked row");
+        assert_eq!(rows[0].get::<_, String>(0), "revoked");
+    }
+
+    /// The console's credential list for the operator.
+    pub async fn list_credentials(&self, operator: &Operator) -> Vec<Listed> {
+        self.as_console(
+            operator,
+            "SELECT credential_id, key_id, last_used_at, revoked_at, state FROM console.api_credential_list()",
+            &[],
+        )
+        .await
+        .iter()
+        .map(|row| Listed {
+            id: row.get(0),
+            key_id: row.get(1),
+            last_used_at: row.get(2),
+            revoked_at: row.get(3),
+            state: row.get(4),
+        })
+        .collect()
+    }
+
+    pub async fn listed(&self, operator: &Operator, credential: &Credential) -> Listed {
+        self.list_credentials(operator)
+            .await
+            .into_iter()
+            .find(|listed| listed.id == credential.id)
+            .expect("the credential is listed")
+    }
+
+    /// Suspends the operator account (the platform's call).
+    pub async fn suspend(&self, operator: &Operator) {
+        self.superuser()
+            .await
+            .execute("SELECT platform.operator_set_status($1, 'suspended')", &[&operator.id])
+            .await
+            .expect("platform.operator_set_status");
+    }
+
+    /// Moves the credential's expiry one second into the past. Issue only takes a day count
+    /// (1..3650), so a test cannot wait for expiry; this is the one direct table write.
+    pub async fn expire(&self, credential: &Credential) {
+        let updated = self
+            .superuser()
+            .await
+            .execute(
+                "UPDATE app.api_credentials SET expires_at = now() - interval '1 second' WHERE id = $1",
+                &[&credential.id],
+            )
+            .await
+            .expect("expiring a credential");
+        assert_eq!(updated, 1);
+    }
+
+    /// Runs `sql` as the console does through PostgREST, as the operator's owner, in one transaction:
+    /// `SET LOCAL ROLE authenticated`, the JWT claims and the lower-cased request headers in settings.
+    pub async fn as_console(
+        &self,
+        operator: &Operator,
+        sql: &str,
+        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+    ) -> Vec<tokio_postgres::Row> {
+        let mut db = self.superuser().await;
+        let transaction = db.transaction().await.unwrap();
+        transaction.batch_execute("SET LOCAL ROLE authenticated").await.unwrap();
+        let claims =
+            serde_json::json!({ "sub": operator.owner.to_string(), "role": "authenticated" }).to_string();
+        let headers = serde_json::json!({ "x-tenant-id": operator.id.to_string() }).to_string();
+        transaction
+            .execute(
+                "SELECT set_config('request.jwt.claims', $1, true), set_config('request.headers', $2, true)",
+                &[&claims, &headers],
+            )
+            .await
+            .unwrap();
+        let rows = transaction.query(sql, params).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
+        transaction.commit().await.unwrap();
+        rows
+    }
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        self.begin_shutdown();
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Operator {
+    pub id: Uuid,
+    pub owner: Uuid,
+}
+
+#[derive(Clone, Debug)]
+pub struct Credential {
+    pub id: Uuid,
+    pub key_id: String,
+    pub secret: String,
+    pub scopes: Vec<String>,
+    pub expires_at: Option<SystemTime>,
+}
+
+impl Credential {
+    /// The Authorization header value.
+    pub fn bearer(&self) -> String {
+        format!("Bearer {}.{}", self.key_id, self.secret)
+    }
+}
+
+/// A row of `console.api_credential_list()`.
+#[derive(Clone, Debug)]
+pub struct Listed {
+    pub id: Uuid,
+    pub key_id: String,
+    pub last_used_at: Option<SystemTime>,
+    pub revoked_at: Option<SystemTime>,
+    pub state: String,
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTTP
+// ---------------------------------------------------------------------------------------------
+
+/// A client for one gateway. No connection is kept between requests, so every request opens a
+/// connection of its own (what shutdown tests need, and no test depends on another's connection).
+#[derive(Clone)]
+pub struct Http {
+    pub base_url: String,
+    client: Client<HttpConnector, Full<Bytes>>,
+}
+
+impl Http {
+    pub fn new(addr: SocketAddr) -> Http {
+        let client = Client::builder(TokioExecutor::new()).pool_max_idle_per_host(0).build_http();
+        Http { base_url: format!("http://{addr}"), client }
+    }
+
+    pub async fn get(&self, path: &str, headers: &[(&str, &str)]) -> TestResponse {
+        self.request(Method::GET, path, header_map(headers), Bytes::new()).await
+    }
+
+    pub async fn ping(&self, authorization: Option<&str>) -> TestResponse {
+        let headers: Vec<(&str, &str)> =
+            authorization.map(|value| ("authorization", value)).into_iter().collect();
+        self.get("/v1/ping", &headers).await
+    }
+
+    /// One exchange; `path` is the raw path and query (e.g. `/v1/ping?x=1`).
+    pub async fn request(
+        &self,
+        method: Method,
+        path: &str,
+        headers: HeaderMap,
+        body: impl Into<Bytes>,
+    ) -> TestResponse {
+        self.try_request(method, path, headers, body)
+            .await
+            .unwrap_or_else(|error| panic!("request {path} failed: {error}"))
+    }
+
+    /// As [`Http::request`], but a transport failure (connection refused, reset) is returned.
+    pub async fn try_request(
+        &self,
+        method: Method,
+        path: &str,
+        headers: HeaderMap,
+        body: impl Into<Bytes>,
+    ) -> Result<TestResponse, String> {
+        let mut request = Request::builder()
+            .method(method)
+            .uri(format!("{}{path}", self.base_url))
+            .body(Full::new(body.into()))
+            .map_err(|e| e.to_string())?;
+        *request.headers_mut() = headers;
+        let exchange = async {
+            let response = self.client.request(request).await.map_err(|e| format!("{e:?}"))?;
+            let (parts, body) = response.into_parts();
+            let body = body.collect().await.map_err(|e| e.to_string())?.to_bytes();
+            Ok(TestResponse { status: parts.status, headers: parts.headers, body })
+        };
+        tokio::time::timeout(REQUEST_DEADLINE, exchange)
+            .await
+            .unwrap_or_else(|_| panic!("no answer to {path} within {REQUEST_DEADLINE:?}"))
+    }
+}
+
+/// A header map from pairs; a name given twice is sent twice.
+pub fn header_map(pairs: &[(&str, &str)]) -> HeaderMap {
+    let mut headers = HeaderMap::new();
+    for (name, value) in pairs {
+        headers.append(
+            HeaderName::from_bytes(name.as_bytes()).expect("header name"),
+            HeaderValue::from_str(value).expect("header value"),
+        );
+    }
+    headers
+}
+
+#[derive(Debug)]
+pub struct TestResponse {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: Bytes,
+}
+
+impl TestResponse {
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {:?}", String::from_utf8_lossy(&self.body)))
+    }
+
+    pub fn text(&self) -> &str {
+        std::str::from_utf8(&self.body).expect("a UTF-8 body")
+    }
+
+    /// The one value of header `name` (panics if repeated), or None.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        let mut values = self.headers.get_all(name).iter();
+        let value = values.next()?;
+        assert!(values.next().is_none(), "header {name} is repeated");
+        Some(value.to_str().expect("a visible-ASCII header value"))
+    }
+
+    pub fn request_id(&self) -> &str {
+        let id = self.header("x-request-id").expect("every answer carries X-Request-Id");
+        assert!(!id.is_empty(), "X-Request-Id is not empty");
+        id
+    }
+
+    /// The header names, sorted (a repeated name appears once per value).
+    pub fn header_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.headers.iter().map(|(name, _)| name.as_str().to_string()).collect();
+        names.sort();
+        names
+    }
+
+    /// Asserts `status` and the exact error body `{"error": code}` or `{"error": code, "field": f}`.
+    pub fn assert_error(&self, status: u16, code: &str, field: Option<&str>) {
+        assert_eq!(self.status.as_u16(), status, "status; body {:?}", String::from_utf8_lossy(&self.body));
+        assert_eq!(self.header("content-type"), Some("application/json"));
+        let expected = match field {
+            Some(field) => serde_json::json!({ "error": code, "field": field }),
+            None => serde_json::json!({ "error": code }),
+        };
+        assert_eq!(self.json(), expected);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// A cluster of a test's own
+// ---------------------------------------------------------------------------------------------
+
+/// A throwaway PostgreSQL cluster under the temp dir, on a free loopback port, trust auth. Stopped
+/// and removed on drop, also when the test panics. As root the cluster belongs to the `postgres` OS
+/// user (initdb refuses root).
+pub struct PrivateCluster {
+    dir: PathBuf,
+    port: u16,
+    bin: PathBuf,
+}
+
+impl PrivateCluster {
+    /// initdb (not started).
+    pub async fn create() -> PrivateCluster {
+        let bin =
+            PathBuf::from(std::env::var("PG_BIN").unwrap_or_else(|_| "/usr/lib/postgresql/15/bin".into()));
+        let dir = std::env::temp_dir().join(format!("gw-pg-{}", Uuid::new_v4().simple()));
+        let port = free_port();
+        let cluster = PrivateCluster { dir, port, bin };
+        let (dir, bin) = (cluster.dir.clone(), cluster.bin.clone());
+        tokio::task::spawn_blocking(move || {
+            std::fs::create_dir(&dir).expect("the cluster folder");
+            if running_as_root() {
+                run(Command::new("chown").arg("postgres:").arg(&dir));
+                let reachable = as_owner(Path::new("test")).arg("-w").arg(&dir).status().is_ok_and(|s| s.success());
+                assert!(reachable, "the postgres OS user cannot write {} (set TMPDIR to a folder it can reach)", dir.display());
+            }
+            run(as_owner(&bin.join("initdb"))
+                .arg("-D")
+                .arg(dir.join("data"))
+                .args(["-U", "postgres", "--auth=trust", "--encoding=UTF8", "--locale=C.UTF-8", "--no-sync"]));
+            // fsync off (no test survives an OS crash), but commits stay synchronous: a crash
+            // (immediate stop) must not lose a committed fixture.
+            let conf = format!(
+                "\n# a test's private cluster\nlisten_addresses = '127.0.0.1'\nport = {port}\n\
+                 unix_socket_directories = '{}'\nfsync = off\nfull_page_writes = off\n\
+                 max_connections = 30\n",
+                dir.display()
+            );
+            use std::io::Write as _;
+            std::fs::OpenOptions::new()
+                .append(true)
+                .open(dir.join("data/postgresql.conf"))
+                .and_then(|mut file| file.write_all(conf.as_bytes()))
+                .expect("writing postgresql.conf");
+        })
+        .await
+        .expect("initdb");
+        cluster
+    }
+
+    /// The superuser URL of the cluster's `postgres` database.
+    pub fn url(&self) -> String {
+        format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
+    }
+
+    pub async fn start(&self) {
+        self.pg_ctl(&["start", "-w", "-t", "30"]).await;
+    }
+
+    /// `pg_ctl stop -m fast`: sessions are ended, the server is gone when this returns.
+    pub async fn stop(&self) {
+        self.pg_ctl(&["stop", "-w", "-t", "30", "-m", "fast"]).await;
+    }
+
+    /// `pg_ctl stop -m immediate`: every process quits at once, nothing is cleaned up (as in a
+    /// crash; the next start recovers). A session waiting for a lock is not woken first.
+    pub async fn crash(&self) {
+        self.pg_ctl(&["stop", "-w", "-t", "30", "-m", "immediate"]).await;
+    }
+
+    async fn pg_ctl(&self, args: &[&str]) {
+        let mut command = as_owner(&self.bin.join("pg_ctl"));
+        command.arg("-D").arg(self.dir.join("data")).arg("-l").arg(self.dir.join("server.log")).args(args);
+        tokio::task::spawn_blocking(move || run(&mut command)).await.expect("pg_ctl");
+    }
+}
+
+impl Drop for PrivateCluster {
+    fn drop(&mut self) {
+        let data = self.dir.join("data");
+        if data.join("postmaster.pid").exists() {
+            let _ = as_owner(&self.bin.join("pg_ctl"))
+                .arg("-D")
+                .arg(&data)
+                .args(["stop", "-w", "-t", "30", "-m", "immediate"])
+                .output();
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn running_as_root() -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
+}
+
+fn as_owner(program: &Path) -> Command {
+    if running_as_root() {
+        let mut command = Command::new("runuser");
+        command.args(["-u", "postgres", "--"]).arg(program);
+        command
+    } else {
+        Command::new(program)
+    }
+}
+
+fn run(command: &mut Command) {
+    let output = command.output().unwrap_or_else(|e| panic!("{command:?}: {e}"));
+    assert!(
+        output.status.success(),
+        "{command:?} failed: {}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// A loopback port nobody listens on right now.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}

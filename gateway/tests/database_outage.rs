@@ -1,0 +1,186 @@
+//! Faults: when the database goes away under a running gateway, requests answer 503 `try_again`
+//! with `Retry-After` within a bounded time (never a hang, never a 500); when it comes back, the same
+//! gateway serves again without a restart.
+//!
+//! Stopping a database must not break the other test binaries, so these tests run a PostgreSQL
+//! cluster of their own ([`common::PrivateCluster`]), removed when the test ends, panics included.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{PrivateCluster, TestApp, TestResponse};
+
+/// DATABASE_TIMEOUT_MS for these gateways.
+const DATABASE_TIMEOUT_MS: u64 = 2000;
+/// No answer may take longer than this while the database is down.
+const BOUND: Duration = Duration::from_secs(6);
+
+fn assert_try_again(response: &TestResponse) {
+    response.assert_error(503, "try_again", None);
+    let retry_after: u64 = response
+        .header("retry-after")
+        .expect("Retry-After on a 503")
+        .parse()
+        .expect("Retry-After is whole seconds");
+    assert!(retry_after >= 1, "Retry-After {retry_after}");
+    response.request_id();
+}
+
+/// A ping that must answer 503 `try_again` within [`BOUND`].
+async fn ping_answers_try_again(app: &TestApp, authorization: &str) {
+    let started = Instant::now();
+    let response = app.ping(Some(authorization)).await;
+    let elapsed = started.elapsed();
+    assert_try_again(&response);
+    assert!(elapsed < BOUND, "the 503 took {elapsed:?}");
+    let line = app.log_of(&response);
+    assert_eq!(line["status"], 503);
+    assert!(line["cause"].is_string(), "a 503's cause is logged: {line}");
+}
+
+/// Pings until 200 (at most ~10 s); every answer before it must be a prompt 503, never a 500.
+async fn ping_recovers(app: &TestApp, authorization: &str) -> TestResponse {
+    for _ in 0..40 {
+        let started = Instant::now();
+        let response = app.ping(Some(authorization)).await;
+        assert!(started.elapsed() < BOUND, "an answer took {:?}", started.elapsed());
+        if response.status == 200 {
+            return response;
+        }
+        assert_try_again(&response);
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    panic!("ping did not answer 200 after the database came back");
+}
+
+async fn gateway_on(cluster: &PrivateCluster) -> TestApp {
+    TestApp::spawn_on(&cluster.url(), |settings| {
+        settings.set("DATABASE_TIMEOUT_MS", DATABASE_TIMEOUT_MS).set("DATABASE_POOL_SIZE", 4);
+    })
+    .await
+}
+
+#[tokio::test]
+async fn stopping_the_database_answers_503_try_again_and_starting_it_again_recovers() {
+    let cluster = PrivateCluster::create().await;
+    cluster.start().await;
+    gateway::migrate::run(&cluster.url()).await.expect("migrate the private cluster");
+    let app = gateway_on(&cluster).await;
+    let (_operator, credential) = app.operator_with_credential().await;
+    let bearer = credential.bearer();
+    // Several requests, so the pool holds connections when the server goes away.
+    for _ in 0..3 {
+        assert_eq!(app.ping(Some(&bearer)).await.status, 200);
+    }
+
+    cluster.stop().await;
+    for _ in 0..5 {
+        ping_answers_try_again(&app, &bearer).await;
+    }
+    // Requests that never reach the database are untouched by the outage.
+    app.get("/v1/nope", &[]).await.assert_error(404, "not_found", None);
+    app.get("/v1/ping?x=1", &[]).await.assert_error(422, "invalid_query", Some("x"));
+
+    cluster.start().await;
+    let response = ping_recovers(&app, &bearer).await;
+    assert_eq!(response.json()["key_id"], credential.key_id.as_str());
+    // And it stays up: the pool holds no dead connection any more.
+    for _ in 0..5 {
+        assert_eq!(app.ping(Some(&bearer)).await.status, 200);
+    }
+    assert!(app.logs().iter().all(|line| line["status"] != 500), "never a 500: {:?}", app.logs());
+    app.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_request_in_flight_when_the_database_crashes_answers_503_and_the_gateway_recovers() {
+    let cluster = PrivateCluster::create().await;
+    cluster.start().await;
+    gateway::migrate::run(&cluster.url()).await.expect("migrate the private cluster");
+    let app = gateway_on(&cluster).await;
+    let (operator, credential) = app.operator_with_credential().await;
+    assert_eq!(app.ping(Some(&credential.bearer())).await.status, 200);
+
+    // Held inside the database: a fresh credential's first use writes last_used_at, and a session
+    // of the test holds that row's lock. The crash (immediate stop) ends every process at once, so
+    // the request cannot slip through when the lock holder goes first, as it can with a fast stop.
+    let stuck = app.issue(&operator, &["read_supply"], None).await;
+    let mut locker = common::connect(&cluster.url()).await;
+    let locker_pid = common::backend_pid(&locker).await;
+    let lock = locker.transaction().await.unwrap();
+    lock.execute("SELECT 1 FROM app.api_credentials WHERE id = $1 FOR UPDATE", &[&stuck.id]).await.unwrap();
+    let http = app.http();
+    let stuck_bearer = stuck.bearer();
+    let in_flight = tokio::spawn(async move {
+        let started = Instant::now();
+        let response = http.ping(Some(&stuck_bearer)).await;
+        (response, started.elapsed())
+    });
+    common::wait_for_session_blocked_by(&cluster.url(), locker_pid).await;
+
+    cluster.crash().await;
+    let (response, elapsed) = in_flight.await.unwrap();
+    assert_try_again(&response);
+    assert!(elapsed < BOUND, "the in-flight request answered after {elapsed:?}");
+    drop(lock);
+    ping_answers_try_again(&app, &credential.bearer()).await;
+
+    cluster.start().await;
+    let response = ping_recovers(&app, &stuck.bearer()).await;
+    assert_eq!(response.json()["key_id"], stuck.key_id.as_str());
+    assert_eq!(app.ping(Some(&credential.bearer())).await.status, 200);
+    assert!(app.logs().iter().all(|line| line["status"] != 500), "never a 500: {:?}", app.logs());
+    app.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_database_down_at_gateway_start_answers_503_until_it_comes_up() {
+    let cluster = PrivateCluster::create().await;
+    let app = gateway_on(&cluster).await;
+    // Well-formed but not yet issued: the database decides, so the answer is the database's state.
+    let unknown = format!("Bearer pk_api_{}.pk_sec_{}", uuid::Uuid::new_v4().simple(), "0".repeat(64));
+    for _ in 0..3 {
+        ping_answers_try_again(&app, &unknown).await;
+    }
+
+    cluster.start().await;
+    gateway::migrate::run(&cluster.url()).await.expect("migrate the private cluster");
+    let (_operator, credential) = app.operator_with_credential().await;
+    let response = ping_recovers(&app, &credential.bearer()).await;
+    assert_eq!(response.json()["key_id"], credential.key_id.as_str());
+    app.ping(Some(&unknown)).await.assert_error(401, "unauthorized", None);
+    assert!(app.logs().iter().all(|line| line["status"] != 500), "never a 500: {:?}", app.logs());
+    app.shutdown().await;
+}
+
+/// A statement that cannot finish (here: blocked by a row lock) answers 503 once DATABASE_TIMEOUT_MS
+/// is spent, instead of holding the request; the shared test database is enough for this one.
+#[tokio::test]
+async fn a_request_stuck_in_the_database_answers_503_after_the_database_timeout() {
+    let app = TestApp::spawn_with(|settings| {
+        settings.set("DATABASE_TIMEOUT_MS", 500);
+    })
+    .await;
+    let (_operator, credential) = app.operator_with_credential().await;
+
+    // A fresh credential's first use writes last_used_at; holding its row locks that write.
+    let mut locker = app.superuser().await;
+    let lock = locker.transaction().await.unwrap();
+    lock.execute("SELECT 1 FROM app.api_credentials WHERE id = $1 FOR UPDATE", &[&credential.id])
+        .await
+        .unwrap();
+
+    let started = Instant::now();
+    let response = app.ping(Some(&credential.bearer())).await;
+    let elapsed = started.elapsed();
+    assert_try_again(&response);
+    assert!(
+        elapsed >= Duration::from_millis(400) && elapsed < Duration::from_secs(3),
+        "503 after {elapsed:?}"
+    );
+
+    lock.rollback().await.unwrap();
+    let response = ping_recovers(&app, &credential.bearer()).await;
+    assert_eq!(response.json()["key_id"], credential.key_id.as_str());
+}

@@ -1,0 +1,218 @@
+//! Transport rules every route shares: 404 for unknown paths, 405 with `Allow`, OPTIONS 204,
+//! `invalid_query`, the order of those checks, and a fresh X-Request-Id on every answer.
+
+mod common;
+
+use std::collections::HashSet;
+
+use http::Method;
+
+use common::{header_map, TestApp, TestResponse};
+
+const PING_ALLOW: &str = "GET, OPTIONS";
+
+#[tokio::test]
+async fn unknown_paths_answer_404_not_found() {
+    let app = TestApp::spawn().await;
+    let (_operator, credential) = app.operator_with_credential().await;
+    let bearer = credential.bearer();
+    // /v1/lots and the other spec routes arrive with later issues; until then they are unknown too
+    // (no placeholder answers). Move them out of this list as they land.
+    let paths = [
+        "/",
+        "/v1",
+        "/v1/",
+        "/v1/nope",
+        "/ping",
+        "/v1/ping/",
+        "/v1/PING",
+        "/v1/ping/x",
+        "/v1//ping",
+        "/v2/ping",
+        "/v1/pin",
+        "/v1/ping%20",
+        "/v1/lots",
+        "/v1/lots/abc",
+        "/v1/bookings",
+    ];
+    for path in paths {
+        for authorization in [None, Some(bearer.as_str())] {
+            let headers: Vec<(&str, &str)> =
+                authorization.map(|a| ("authorization", a)).into_iter().collect();
+            let response = app.get(path, &headers).await;
+            assert_eq!(response.status, 404, "GET {path}");
+            response.assert_error(404, "not_found", None);
+            assert_eq!(response.header("allow"), None);
+            response.request_id();
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_unknown_path_answers_404_whatever_the_method_or_query() {
+    let app = TestApp::spawn().await;
+    for method in [Method::POST, Method::PUT, Method::DELETE, Method::PATCH, Method::OPTIONS] {
+        let response = app.request(method.clone(), "/v1/nope?foo=1&foo=2", header_map(&[]), "").await;
+        response.assert_error(404, "not_found", None);
+        assert_eq!(response.header("allow"), None, "{method}");
+    }
+    let response = app.request(Method::HEAD, "/v1/nope", header_map(&[]), "").await;
+    assert_eq!(response.status, 404);
+    response.request_id();
+}
+
+#[tokio::test]
+async fn other_methods_on_ping_answer_405_with_allow() {
+    let app = TestApp::spawn().await;
+    let (_operator, credential) = app.operator_with_credential().await;
+    let bearer = credential.bearer();
+    for method in [Method::POST, Method::PUT, Method::DELETE, Method::PATCH] {
+        for headers in
+            [header_map(&[]), header_map(&[("authorization", &bearer), ("content-type", "application/json")])]
+        {
+            let response = app.request(method.clone(), "/v1/ping", headers, "{}").await;
+            response.assert_error(405, "method_not_allowed", None);
+            assert_eq!(response.header("allow"), Some(PING_ALLOW), "{method}");
+            response.request_id();
+        }
+    }
+}
+
+#[tokio::test]
+async fn head_on_ping_answers_405_with_allow() {
+    let app = TestApp::spawn().await;
+    let response = app.request(Method::HEAD, "/v1/ping", header_map(&[]), "").await;
+    assert_eq!(response.status, 405);
+    assert_eq!(response.header("allow"), Some(PING_ALLOW));
+    assert!(response.body.is_empty(), "HEAD answers carry no body");
+    response.request_id();
+}
+
+#[tokio::test]
+async fn options_on_ping_answers_204_with_allow_and_no_body() {
+    let app = TestApp::spawn().await;
+    for path in ["/v1/ping", "/v1/ping?anything=1"] {
+        let response = app.request(Method::OPTIONS, path, header_map(&[]), "").await;
+        assert_eq!(response.status, 204, "{path}");
+        assert_eq!(response.header("allow"), Some(PING_ALLOW));
+        assert!(response.body.is_empty());
+        assert_eq!(response.header("content-type"), None);
+        response.request_id();
+    }
+}
+
+#[tokio::test]
+async fn an_unknown_query_parameter_answers_422_invalid_query_naming_it() {
+    let app = TestApp::spawn().await;
+    let (_operator, credential) = app.operator_with_credential().await;
+    let bearer = credential.bearer();
+    let cases = [
+        ("foo=1", "foo"),
+        ("foo", "foo"),
+        ("foo=", "foo"),
+        ("f%6Fo=1", "foo"),
+        ("a+b=1", "a b"),
+        ("dry_run=true", "dry_run"),
+        ("limit=5", "limit"),
+    ];
+    for (query, field) in cases {
+        let path = format!("/v1/ping?{query}");
+        let response = app.get(&path, &[("authorization", &bearer)]).await;
+        response.assert_error(422, "invalid_query", Some(field));
+        response.request_id();
+    }
+}
+
+#[tokio::test]
+async fn a_repeated_query_parameter_answers_422_naming_it() {
+    let app = TestApp::spawn().await;
+    let (_operator, credential) = app.operator_with_credential().await;
+    let response = app.get("/v1/ping?a=1&a=2", &[("authorization", &credential.bearer())]).await;
+    response.assert_error(422, "invalid_query", Some("a"));
+}
+
+#[tokio::test]
+async fn an_empty_query_string_is_no_parameter() {
+    let app = TestApp::spawn().await;
+    let (_operator, credential) = app.operator_with_credential().await;
+    let response = app.get("/v1/ping?", &[("authorization", &credential.bearer())]).await;
+    assert_eq!(response.status, 200);
+}
+
+#[tokio::test]
+async fn checks_run_in_order_route_then_method_then_query_then_credential() {
+    let app = TestApp::spawn().await;
+    // 404 before 405 and before the query
+    app.request(Method::POST, "/v1/nope?foo=1", header_map(&[]), "").await.assert_error(
+        404,
+        "not_found",
+        None,
+    );
+    // 405 before the query
+    let response = app.request(Method::POST, "/v1/ping?foo=1", header_map(&[]), "").await;
+    response.assert_error(405, "method_not_allowed", None);
+    assert_eq!(response.header("allow"), Some(PING_ALLOW));
+    // the query before the credential: no credential, a garbage one, neither is looked at yet
+    app.get("/v1/ping?foo=1", &[]).await.assert_error(422, "invalid_query", Some("foo"));
+    app.get("/v1/ping?foo=1", &[("authorization", "Bearer nodot")]).await.assert_error(
+        422,
+        "invalid_query",
+        Some("foo"),
+    );
+    // and only then the credential
+    app.get("/v1/ping", &[]).await.assert_error(401, "unauthorized", None);
+}
+
+#[tokio::test]
+async fn the_base_path_comes_from_settings() {
+    let app = TestApp::spawn_with(|settings| {
+        settings.set("BASE_PATH", "/api/v1");
+    })
+    .await;
+    let (_operator, credential) = app.operator_with_credential().await;
+    let bearer = credential.bearer();
+    let response = app.get("/api/v1/ping", &[("authorization", &bearer)]).await;
+    assert_eq!(response.status, 200);
+    assert_eq!(response.json()["key_id"], credential.key_id.as_str());
+    app.get("/v1/ping", &[("authorization", &bearer)]).await.assert_error(404, "not_found", None);
+    app.get("/api/ping", &[("authorization", &bearer)]).await.assert_error(404, "not_found", None);
+}
+
+#[tokio::test]
+async fn every_answer_carries_a_fresh_request_id_never_the_clients() {
+    let app = TestApp::spawn().await;
+    let (_operator, credential) = app.operator_with_credential().await;
+    let bearer = credential.bearer();
+    let client_id = "client-chosen-request-id";
+    let mut responses: Vec<TestResponse> = Vec::new();
+    for round in 0..5 {
+        let with_id = |extra: &[(&'static str, &str)]| {
+            let mut pairs = vec![("x-request-id", client_id)];
+            pairs.extend_from_slice(extra);
+            header_map(&pairs)
+        };
+        let auth = [("authorization", bearer.as_str())];
+        responses.push(app.request(Method::GET, "/v1/ping", with_id(&auth), "").await); // 200
+        responses.push(app.request(Method::GET, "/v1/ping", with_id(&[]), "").await); // 401
+        responses.push(app.request(Method::GET, "/v1/ping?x=1", with_id(&auth), "").await); // 422
+        responses.push(app.request(Method::GET, "/v1/nope", with_id(&auth), "").await); // 404
+        responses.push(app.request(Method::POST, "/v1/ping", with_id(&auth), "").await); // 405
+        responses.push(app.request(Method::HEAD, "/v1/ping", with_id(&[]), "").await); // 405, no body
+        responses.push(app.request(Method::OPTIONS, "/v1/ping", with_id(&[]), "").await); // 204
+        responses.push(app.request(Method::DELETE, "/v1/ping", with_id(&[]), "").await); // 405
+        responses.push(app.request(Method::GET, "/ping", with_id(&[]), "").await); // 404
+        responses.push(app.request(Method::GET, "/v1/ping?a=1&a=2", with_id(&[]), "").await); // 422
+        assert_eq!(responses.len(), (round + 1) * 10);
+    }
+    let statuses: HashSet<u16> = responses.iter().map(|r| r.status.as_u16()).collect();
+    assert_eq!(statuses, HashSet::from([200, 204, 401, 404, 405, 422]));
+
+    let mut seen = HashSet::new();
+    for response in &responses {
+        let id = response.request_id();
+        assert_ne!(id, client_id, "the client's X-Request-Id is never echoed");
+        assert!(id.bytes().all(|b| b.is_ascii_graphic()), "{id:?}");
+        assert!(seen.insert(id.to_string()), "request id {id} answered twice");
+    }
+    assert_eq!(seen.len(), 50);
+}

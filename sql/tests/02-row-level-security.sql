@@ -1,0 +1,164 @@
+-- Row-level security: enabled and FORCED on every tenant table, so even the owner role (as which
+-- every function runs) sees and writes only the rows of the operator in context. The checks run over
+-- tests.tenant_tables(), so a new tenant table without RLS, or without fixture rows here, fails.
+BEGIN;
+SELECT plan(20);
+
+-- Fixture: operators A and B, each with members of every role and two credentials -------------------
+
+CREATE TEMP TABLE fx AS
+SELECT tests.make_operator('Operator A') AS a, tests.make_operator('Operator B') AS b;
+GRANT SELECT ON fx TO PUBLIC;
+CREATE TEMP TABLE fixture AS
+SELECT tests.make_member(o, r) AS member, tests.issue_credential(o) AS bearer,
+       tests.issue_credential(o, ARRAY['read_bookings'], 30) AS read_only_bearer
+  FROM fx CROSS JOIN LATERAL (VALUES (fx.a), (fx.b)) AS x(o) CROSS JOIN (VALUES ('manager'), ('staff')) AS y(r);
+CREATE TEMP TABLE b_key AS
+SELECT min(key_id) AS key_id FROM app.api_credentials WHERE operator_id = (SELECT b FROM fx);
+GRANT SELECT ON b_key TO PUBLIC;
+
+-- One query over every tenant table: p_template is a format() string where %1$s is the table, %2$I
+-- its operator column and %3$s a name made of the table's (for CTE names); joined with p_glue.
+CREATE FUNCTION pg_temp.over_tenant_tables(p_template text, p_glue text DEFAULT ' UNION ALL ')
+RETURNS text
+LANGUAGE sql
+AS $$
+    SELECT string_agg(format(p_template, t, tests.operator_column(t), replace(t::text, '.', '_')), p_glue ORDER BY t::text)
+      FROM tests.tenant_tables() AS t;
+$$;
+
+-- A copy of one row of B from every tenant table, taken while nothing hides it (superuser).
+CREATE TEMP TABLE b_copy (tbl regclass, copy jsonb);
+GRANT SELECT ON b_copy TO PUBLIC;
+DO $$
+DECLARE
+    t regclass;
+BEGIN
+    FOR t IN SELECT * FROM tests.tenant_tables() LOOP
+        EXECUTE format('INSERT INTO b_copy SELECT %L, to_jsonb(r) FROM %s AS r WHERE r.%I = (SELECT b FROM fx) LIMIT 1',
+                       t, t, tests.operator_column(t));
+    END LOOP;
+END
+$$;
+
+-- Every tenant table is protected --------------------------------------------------------------------
+
+SELECT isnt_empty('SELECT * FROM tests.tenant_tables()', 'there are tenant tables');
+SELECT is_empty(
+    'SELECT t FROM tests.tenant_tables() AS t WHERE NOT tests.rls_forced(t)',
+    'every tenant table has row-level security enabled and forced');
+SELECT is_empty(
+    $$SELECT c.oid::regclass FROM pg_class AS c
+       WHERE c.relnamespace = 'app'::regnamespace AND c.relkind IN ('r', 'p')
+         AND c.oid NOT IN (SELECT * FROM tests.tenant_tables())
+         AND c.oid::regclass::text NOT IN
+             ('app.users', 'app.server_secrets', 'app.iana_zones', 'app.iso_countries', 'app.iso_currencies')$$,
+    'every app table is a tenant table (it has operator_id) or one of the known global tables');
+
+-- Who sets the operator context (read from the function sources) -----------------------------------
+
+SELECT is_empty(
+    $$SELECT p.oid::regprocedure FROM pg_proc AS p
+       WHERE p.pronamespace IN ('app'::regnamespace, 'api'::regnamespace, 'console'::regnamespace, 'platform'::regnamespace)
+         AND p.prosrc ~ 'app\.operator_id'
+         AND p.oid NOT IN ('app.enter_operator(uuid)'::regprocedure, 'app.leave_operator()'::regprocedure)$$,
+    'only app.enter_operator and app.leave_operator touch the setting app.operator_id');
+SELECT is_empty(
+    $$SELECT p.oid::regprocedure FROM pg_proc AS p
+       WHERE p.pronamespace IN ('app'::regnamespace, 'api'::regnamespace, 'console'::regnamespace, 'platform'::regnamespace)
+         AND p.prosrc ~ 'app\.enter_operator'
+         AND p.pronamespace <> 'platform'::regnamespace
+         AND p.oid NOT IN ('app.authenticate(text, text, boolean)'::regprocedure, 'app.console_caller(text[], text)'::regprocedure)$$,
+    'the operator context is entered only by app.authenticate, app.console_caller and the platform functions');
+SELECT is_empty(
+    $$SELECT p.oid::regprocedure FROM pg_proc AS p
+       WHERE p.pronamespace IN ('app'::regnamespace, 'api'::regnamespace, 'console'::regnamespace, 'platform'::regnamespace)
+         AND p.prosrc ~ 'app\.authenticating_key_id'
+         AND p.oid <> 'app.authenticate(text, text, boolean)'::regprocedure$$,
+    'only app.authenticate sets the key id readable during authentication');
+
+-- The fixture reaches every tenant table -------------------------------------------------------------
+
+SELECT is_empty(
+    pg_temp.over_tenant_tables('SELECT %1$L::text WHERE NOT EXISTS (SELECT FROM %1$s WHERE %2$I = (SELECT b FROM fx))'),
+    'the fixture holds rows of B in every tenant table');
+SELECT is_empty(
+    pg_temp.over_tenant_tables('SELECT %1$L::text WHERE NOT EXISTS (SELECT FROM %1$s WHERE %2$I = (SELECT a FROM fx))'),
+    'the fixture holds rows of A in every tenant table');
+
+-- As the owner in operator A's context ---------------------------------------------------------------
+-- (the superuser bypasses row-level security; the owner does not, because it is FORCED)
+
+SET LOCAL ROLE ingest_owner;
+SELECT set_config('app.operator_id', a::text, true) FROM fx;
+
+SELECT is_empty(
+    pg_temp.over_tenant_tables('SELECT %1$L::text WHERE NOT EXISTS (SELECT FROM %1$s WHERE %2$I = (SELECT a FROM fx))'),
+    'in A''s context the owner sees A''s rows in every tenant table');
+SELECT is_empty(
+    pg_temp.over_tenant_tables('SELECT %1$L::text, %2$I FROM %1$s WHERE %2$I IS DISTINCT FROM (SELECT a FROM fx)'),
+    'in A''s context no row of B (nor of any other operator) is visible in any tenant table');
+SELECT is_empty(
+    'WITH ' || pg_temp.over_tenant_tables(
+        'u_%3$s AS (UPDATE %1$s SET %2$I = %2$I WHERE %2$I = (SELECT b FROM fx) RETURNING %1$L::text AS t)', ', ')
+    || ' ' || pg_temp.over_tenant_tables('SELECT t FROM u_%3$s'),
+    'in A''s context an UPDATE of B''s rows changes no row of any tenant table');
+SELECT is_empty(
+    'WITH ' || pg_temp.over_tenant_tables(
+        'd_%3$s AS (DELETE FROM %1$s WHERE %2$I = (SELECT b FROM fx) RETURNING %1$L::text AS t)', ', ')
+    || ' ' || pg_temp.over_tenant_tables('SELECT t FROM d_%3$s'),
+    'in A''s context a DELETE of B''s rows removes no row of any tenant table');
+SELECT is(
+    (SELECT array_agg(tbl::text ORDER BY tbl::text) FROM b_copy),
+    (SELECT array_agg(t::text ORDER BY t::text) FROM tests.tenant_tables() AS t),
+    'there is a copy of a row of B from every tenant table');
+SELECT is_empty(
+    $$SELECT tbl, e.code, e.message
+        FROM b_copy
+       CROSS JOIN LATERAL tests.error_of(
+             format('INSERT INTO %s SELECT * FROM jsonb_populate_record(NULL::%s, %L)', tbl, tbl, copy)) AS e
+       WHERE e.code IS DISTINCT FROM '42501'
+          OR e.message NOT LIKE 'new row violates row-level security policy for table %'$$,
+    'in A''s context inserting a row of B into any tenant table is refused (42501, row-level security)');
+SELECT is_empty(
+    $$SELECT t, e.code, e.message
+        FROM tests.tenant_tables() AS t
+       CROSS JOIN LATERAL tests.error_of(
+             format('UPDATE %s SET %I = (SELECT b FROM fx) WHERE %2$I = (SELECT a FROM fx)', t, tests.operator_column(t))) AS e
+       WHERE e.code IS DISTINCT FROM '42501'
+          OR e.message NOT LIKE 'new row violates row-level security policy for table %'$$,
+    'in A''s context moving a row of A to B in any tenant table is refused (42501, row-level security)');
+
+-- The one exception: during authentication the credential named by its key id is readable --------
+
+SELECT set_config('app.authenticating_key_id', key_id, true) FROM b_key;
+SELECT is(
+    ARRAY(SELECT key_id FROM app.api_credentials WHERE operator_id = (SELECT b FROM fx)),
+    ARRAY(SELECT key_id FROM b_key),
+    'with B''s key id being authenticated, that one credential of B is readable, and no other');
+SELECT is_empty(
+    $$WITH u AS (UPDATE app.api_credentials SET revoked_at = now() WHERE key_id = (SELECT key_id FROM b_key) RETURNING 1),
+           d AS (DELETE FROM app.api_credentials WHERE key_id = (SELECT key_id FROM b_key) RETURNING 1)
+      SELECT * FROM u UNION ALL SELECT * FROM d$$,
+    'the credential readable during authentication can be neither updated nor deleted');
+SELECT is_empty(
+    pg_temp.over_tenant_tables(
+        'SELECT %1$L::text FROM %1$s WHERE %2$I = (SELECT b FROM fx) AND %1$L::regclass <> ''app.api_credentials''::regclass'),
+    'the key id being authenticated makes nothing else of B visible');
+SELECT set_config('app.authenticating_key_id', '', true);
+
+-- With no operator context at all, nothing is visible ------------------------------------------------
+
+SELECT set_config('app.operator_id', '', true);
+SELECT is_empty(
+    pg_temp.over_tenant_tables('SELECT %1$L::text, %2$I FROM %1$s'),
+    'with no operator context no row of any tenant table is visible');
+SELECT is_empty(
+    'WITH ' || pg_temp.over_tenant_tables(
+        'u_%3$s AS (UPDATE %1$s SET %2$I = %2$I RETURNING %1$L::text AS t)', ', ')
+    || ' ' || pg_temp.over_tenant_tables('SELECT t FROM u_%3$s'),
+    'with no operator context an UPDATE changes no row of any tenant table');
+RESET ROLE;
+
+SELECT * FROM finish();
+ROLLBACK;
