@@ -231,19 +231,29 @@ AS $$
     SELECT CASE WHEN p_table = 'app.operators'::regclass THEN 'id' ELSE 'operator_id' END::name;
 $$;
 
--- The names of a function's result columns (its OUT and TABLE parameters), in order: what a caller
+-- The names of a function's result columns (its OUT and TABLE parameters, or its composite result
+-- type's attributes), in order: what a caller
 -- such as PostgREST gets back.
 CREATE FUNCTION tests.result_columns(p_function regprocedure)
 RETURNS text[]
 LANGUAGE sql
 STABLE
 AS $$
-    SELECT ARRAY(
-        SELECT a.name
-          FROM pg_proc AS p
-         CROSS JOIN LATERAL unnest(p.proargnames, p.proargmodes) WITH ORDINALITY AS a(name, mode, n)
-         WHERE p.oid = p_function AND a.mode IN ('o', 't', 'b')
-         ORDER BY a.n);
+    -- OUT/TABLE parameters, or else the attributes of a composite result type
+    SELECT coalesce(
+        nullif(ARRAY(
+            SELECT a.name
+              FROM pg_proc AS p
+             CROSS JOIN LATERAL unnest(p.proargnames, p.proargmodes) WITH ORDINALITY AS a(name, mode, n)
+             WHERE p.oid = p_function AND a.mode IN ('o', 't', 'b')
+             ORDER BY a.n), '{}'),
+        ARRAY(
+            SELECT att.attname::text
+              FROM pg_proc AS p
+              JOIN pg_type AS t ON t.oid = p.prorettype
+              JOIN pg_attribute AS att ON att.attrelid = t.typrelid
+             WHERE p.oid = p_function AND att.attnum > 0 AND NOT att.attisdropped
+             ORDER BY att.attnum));
 $$;
 
 -- ------------------------------------------------------------------------------------------------

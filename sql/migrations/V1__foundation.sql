@@ -126,6 +126,20 @@ CREATE TABLE app.api_credentials (
     UNIQUE (key_id)
 );
 
+-- A credential as the console shows it: never a salt, hash or secret. The row type of
+-- console.api_credential_list and console.api_credential_revoke.
+CREATE TYPE console.api_credential AS (
+    credential_id uuid,
+    key_id        text,
+    label         text,
+    scopes        text[],
+    created_at    timestamptz,
+    expires_at    timestamptz,
+    last_used_at  timestamptz,
+    revoked_at    timestamptz,
+    state         text
+);
+
 -- Row-level security: the operator context is the transaction-local setting app.operator_id, set
 -- only by app.authenticate (gateway) and app.console_caller (PostgREST), or by a platform function
 -- for the operator it names. `(SELECT …)` makes the planner read it once per statement.

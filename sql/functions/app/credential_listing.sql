@@ -1,16 +1,7 @@
--- The operator's credentials as the console shows them: never a salt, hash or secret.
+-- The operator's credentials as the console shows them (console.api_credential), newest first.
 -- Runs under the operator context of its caller.
 CREATE OR REPLACE FUNCTION app.credential_listing()
-RETURNS TABLE (
-    credential_id uuid,
-    key_id text,
-    label text,
-    scopes text[],
-    created_at timestamptz,
-    expires_at timestamptz,
-    last_used_at timestamptz,
-    revoked_at timestamptz,
-    state text)
+RETURNS SETOF console.api_credential
 LANGUAGE sql
 STABLE
 SET search_path = ''

@@ -1,15 +1,6 @@
 -- The operator's credentials, newest first, for any accepted member. Never a secret or its hash.
 CREATE OR REPLACE FUNCTION console.api_credential_list()
-RETURNS TABLE (
-    credential_id uuid,
-    key_id text,
-    label text,
-    scopes text[],
-    created_at timestamptz,
-    expires_at timestamptz,
-    last_used_at timestamptz,
-    revoked_at timestamptz,
-    state text)
+RETURNS SETOF console.api_credential
 SECURITY DEFINER
 LANGUAGE plpgsql
 SET search_path = ''

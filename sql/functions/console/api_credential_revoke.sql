@@ -1,16 +1,7 @@
 -- Revoke a credential: immediate and permanent. Revoking again returns the same row with the
 -- original revoked_at; an id that is not this operator's (or never existed) returns no row.
 CREATE OR REPLACE FUNCTION console.api_credential_revoke(p_credential_id uuid)
-RETURNS TABLE (
-    credential_id uuid,
-    key_id text,
-    label text,
-    scopes text[],
-    created_at timestamptz,
-    expires_at timestamptz,
-    last_used_at timestamptz,
-    revoked_at timestamptz,
-    state text)
+RETURNS SETOF console.api_credential
 SECURITY DEFINER
 LANGUAGE plpgsql
 SET search_path = ''
