@@ -232,8 +232,7 @@ AS $$
 $$;
 
 -- The names of a function's result columns (its OUT and TABLE parameters, or its composite result
--- type's attributes), in order: what a caller
--- such as PostgREST gets back.
+-- type's attributes), in order: what a caller such as PostgREST gets back.
 CREATE FUNCTION tests.result_columns(p_function regprocedure)
 RETURNS text[]
 LANGUAGE sql
