@@ -1,13 +1,17 @@
-//! One request, from arrival to answer, in the order of checks DESIGN §5 fixes: route (404),
-//! verb (405, OPTIONS), query syntax (422 `invalid_query`), then the route's single database call.
-//! Every answer gets a fresh `X-Request-Id`, and every request writes one log line.
+//! One request, from arrival to answer, in the order of checks DESIGN §5 fixes: route (404), verb
+//! (405, OPTIONS), body size (413) and content type (415) on the write routes, query syntax (422
+//! `invalid_query`), then the route's single database call. Every answer gets a fresh
+//! `X-Request-Id`; every request writes one log line, and every write a second one.
 
 use std::sync::Arc;
 use std::time::Instant;
 
+use bytes::Bytes;
 use http::header::HeaderValue;
+use http::request::Parts;
 use http::{Method, Request, Response, StatusCode};
 
+use crate::body;
 use crate::config::Config;
 use crate::credential::presented_key_id;
 use crate::db::{Answer, Database};
@@ -15,8 +19,8 @@ use crate::errors::ApiError;
 use crate::handlers;
 use crate::query;
 use crate::response::{self, Body, REQUEST_ID};
-use crate::routes::{self, Route};
-use crate::telemetry::{LogSink, RequestLine};
+use crate::routes::{self, Matched, Route};
+use crate::telemetry::{LogSink, RequestLine, WriteLine};
 
 pub struct AppState {
     pub config: Config,
@@ -24,23 +28,29 @@ pub struct AppState {
     pub log: LogSink,
 }
 
-pub async fn handle<B>(state: Arc<AppState>, request: Request<B>) -> Response<Body> {
+pub async fn handle<B>(state: Arc<AppState>, request: Request<B>) -> Response<Body>
+where
+    B: http_body::Body<Data = Bytes>,
+    B::Error: std::error::Error + Send + Sync + 'static,
+{
     let started = Instant::now();
     let request_id = uuid::Uuid::new_v4().to_string();
-    let (parts, _body) = request.into_parts();
-    let route = routes::match_path(&state.config.base_path, parts.uri.path());
+    let (parts, body) = request.into_parts();
+    let matched = routes::match_path(&state.config.base_path, parts.uri.path());
+    let route = matched.as_ref().map(|m| m.route);
 
-    let (mut response, cause) = match answer(&state, route, &parts).await {
-        Ok(response) => (response, None),
-        Err(error) => (response::error(&error), error.cause),
+    let (mut response, cause, answer_body) = match answer(&state, matched, &parts, body).await {
+        Ok((response, answer_body)) => (response, None, answer_body),
+        Err(error) => (response::error(&error), error.cause, None),
     };
     if let Ok(value) = HeaderValue::from_str(&request_id) {
         response.headers_mut().insert(REQUEST_ID, value);
     }
 
+    let key_id = presented_key_id(handlers::authorization(&parts));
     let line = RequestLine {
         request_id: &request_id,
-        key_id: presented_key_id(handlers::authorization(&parts)),
+        key_id,
         method: parts.method.as_str(),
         route: route.map(Route::template),
         status: response.status().as_u16(),
@@ -48,27 +58,53 @@ pub async fn handle<B>(state: Arc<AppState>, request: Request<B>) -> Response<Bo
         cause: cause.as_deref(),
     };
     state.log.write(line.to_json());
+    if let (Some(route), Some(report)) = (route.filter(|r| r.writes()), answer_body) {
+        if let Some(line) = WriteLine::from_report(&request_id, key_id, route.template(), &report) {
+            state.log.write(line);
+        }
+    }
     response
 }
 
-async fn answer(
+/// The response, and for a successful write the report it carries (for the write log line).
+async fn answer<B>(
     state: &AppState,
-    route: Option<Route>,
-    parts: &http::request::Parts,
-) -> Result<Response<Body>, ApiError> {
-    let route = route.ok_or_else(ApiError::not_found)?;
+    matched: Option<Matched>,
+    parts: &Parts,
+    body: B,
+) -> Result<(Response<Body>, Option<String>), ApiError>
+where
+    B: http_body::Body<Data = Bytes>,
+    B::Error: std::error::Error + Send + Sync + 'static,
+{
+    let Matched { route, external_id } = matched.ok_or_else(ApiError::not_found)?;
     if parts.method == Method::OPTIONS {
-        return Ok(response::options(route.allow()));
+        return Ok((response::options(route.allow()), None));
     }
     if !route.methods().contains(&parts.method) {
-        return Ok(response::method_not_allowed(route.allow()));
+        return Ok((response::method_not_allowed(route.allow()), None));
     }
-    let _params = query::parse(parts.uri.query(), route.query_parameters())?;
-    let authorization = handlers::authorization(parts);
-    let answer = match route {
-        Route::Ping => handlers::ping::get(&state.db, authorization).await?,
+    let text = if route.writes() {
+        body::check_length(&parts.headers)?;
+        body::check_content_type(&parts.headers)?;
+        Some(body::read(body).await?)
+    } else {
+        None
     };
-    Ok(from_answer(answer))
+    let params = query::parse(parts.uri.query(), route.query_parameters())?;
+    let authorization = handlers::authorization(parts);
+    let db: &Database = &state.db;
+    let answer = match route {
+        Route::Ping => handlers::ping::get(db, authorization).await?,
+        Route::Lots => handlers::lots::list(db, authorization, &params).await?,
+        Route::Lot => {
+            let dry_run = params.dry_run()?;
+            let text = text.unwrap_or_default();
+            handlers::lots::put(db, authorization, external_id.as_deref(), &text, dry_run).await?
+        }
+    };
+    let report = route.writes().then(|| answer.body.clone());
+    Ok((from_answer(answer), report))
 }
 
 fn from_answer(answer: Answer) -> Response<Body> {

@@ -114,27 +114,29 @@ impl ApiError {
     }
 }
 
-/// A `PTxyz` refusal raised by our SQL. Its message must be a stable code and its detail a field
-/// name; anything else is not ours to show, and becomes a 500.
+/// A `PTxyz` refusal raised by our SQL. Its message must be a stable code, or it is not ours to
+/// show and becomes a 500. Its detail is the caller's own field name (which may echo a key the
+/// caller sent); one longer than any name we use, or with control characters, is left out.
 fn refusal(state: &str, message: &str, detail: Option<&str>) -> Option<ApiError> {
     let status = state.strip_prefix("PT")?.parse::<u16>().ok()?;
     let status = StatusCode::from_u16(status).ok().filter(|s| s.is_client_error() || s.is_server_error());
     let is_code = !message.is_empty() && message.bytes().all(|b| b.is_ascii_lowercase() || b == b'_');
-    let is_field = |field: &str| {
-        !field.is_empty()
-            && field.len() <= 200
-            && field.bytes().all(|b| b.is_ascii_alphanumeric() || b"_.[]".contains(&b))
-    };
+    let field = detail.filter(|field| {
+        !field.is_empty() && field.chars().count() <= MAX_FIELD_CHARS && !field.chars().any(char::is_control)
+    });
     match (status, is_code) {
-        (Some(status), true) if detail.is_none_or(is_field) => Some(ApiError {
+        (Some(status), true) => Some(ApiError {
             status,
             code: Cow::Owned(message.to_string()),
-            field: detail.map(str::to_string),
+            field: field.map(str::to_string),
             cause: None,
         }),
         _ => Some(ApiError::internal(format!("sqlstate {state} with an unusable refusal"))),
     }
 }
+
+/// Longer than any field name of the API (`blocked_periods[99].starts_on`, a 200-character key).
+const MAX_FIELD_CHARS: usize = 256;
 
 #[cfg(test)]
 mod tests {
@@ -162,6 +164,17 @@ mod tests {
     }
 
     #[test]
+    fn a_field_echoing_a_callers_key_is_kept_unless_it_is_unprintable_or_huge() {
+        let error = refusal("PT422", "unknown_field", Some("Prix du lot (€)")).unwrap();
+        assert_eq!(error.field.as_deref(), Some("Prix du lot (€)"));
+        let error = refusal("PT422", "unknown_field", Some("a\nb")).unwrap();
+        assert_eq!((error.code.as_ref(), error.field), ("unknown_field", None));
+        let long = "k".repeat(MAX_FIELD_CHARS + 1);
+        let error = refusal("PT422", "unknown_field", Some(&long)).unwrap();
+        assert_eq!((error.code.as_ref(), error.field), ("unknown_field", None));
+    }
+
+    #[test]
     fn other_sqlstates_are_not_refusals() {
         assert_eq!(refusal("23505", "duplicate key value violates unique constraint", None), None);
         assert_eq!(refusal("P0001", "boom", None), None);
@@ -172,8 +185,6 @@ mod tests {
         let error = refusal("PT422", "duplicate key value violates \"lots_pkey\"", None).unwrap();
         assert_eq!(error.status, StatusCode::INTERNAL_SERVER_ERROR);
         assert_eq!(error.code, "internal_error");
-        let error = refusal("PT422", "invalid_body", Some("Key (id)=(1) exists")).unwrap();
-        assert_eq!(error.status, StatusCode::INTERNAL_SERVER_ERROR);
         let error = refusal("PT200", "fine", None).unwrap();
         assert_eq!(error.status, StatusCode::INTERNAL_SERVER_ERROR);
     }

@@ -13,6 +13,7 @@
 //!   syntax, the route handler, the log line.
 //! - [`routes`]: the route table: path templates, their verbs, and the path matcher.
 //! - [`query`]: query-string decoding with the refusal rules every route shares.
+//! - [`body`]: request bodies of the write routes: size, content type, text.
 //! - [`handlers`]: one module per route; each turns a request into one database call.
 //! - [`db`]: the connection pool and the single `call` every handler goes through.
 //! - [`errors`]: the SQLSTATE table: database outcomes to HTTP status and error JSON.
@@ -21,6 +22,7 @@
 //! - [`telemetry`]: JSON log lines.
 //! - [`migrate`]: embedded refinery migrations, then the function files.
 
+pub mod body;
 pub mod config;
 pub mod credential;
 pub mod db;

@@ -12,6 +12,37 @@ impl Params {
     }
 }
 
+impl Params {
+    /// `dry_run`: absent is false; the only accepted value is the literal `true`.
+    pub fn dry_run(&self) -> Result<bool, ApiError> {
+        match self.get("dry_run") {
+            None => Ok(false),
+            Some("true") => Ok(true),
+            Some(_) => Err(ApiError::invalid_query("dry_run")),
+        }
+    }
+
+    /// A page size: plain ASCII digits without sign or leading zero, 1..=max; `default` when absent.
+    /// More than `max` is refused, never reduced.
+    pub fn limit(&self, default: i32, max: i32) -> Result<i32, ApiError> {
+        let Some(value) = self.get("limit") else { return Ok(default) };
+        let digits = !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) && !value.starts_with('0');
+        match value.parse::<i32>() {
+            Ok(limit) if digits && limit <= max => Ok(limit),
+            _ => Err(ApiError::invalid_query("limit")),
+        }
+    }
+
+    /// A text parameter of 1..=max_chars characters, or None when absent; empty is refused.
+    pub fn text(&self, name: &'static str, max_chars: usize) -> Result<Option<&str>, ApiError> {
+        match self.get(name) {
+            None => Ok(None),
+            Some(value) if (1..=max_chars).contains(&value.chars().count()) => Ok(Some(value)),
+            Some(_) => Err(ApiError::invalid_query(name)),
+        }
+    }
+}
+
 pub fn parse(raw: Option<&str>, allowed: &[&'static str]) -> Result<Params, ApiError> {
     let mut params = Params::default();
     for (name, value) in form_urlencoded::parse(raw.unwrap_or("").as_bytes()) {
@@ -53,6 +84,44 @@ mod tests {
         assert_eq!(params.get("after"), Some("a/b c"));
         assert_eq!(params.get("limit"), Some("5"));
         assert_eq!(params.get("since"), None);
+    }
+
+    fn one(query: &str) -> Params {
+        parse(Some(query), &["dry_run", "limit", "after"]).unwrap()
+    }
+
+    #[test]
+    fn dry_run_accepts_only_the_literal_true() {
+        assert_eq!(parse(None, &["dry_run"]).unwrap().dry_run().unwrap(), false);
+        assert_eq!(one("dry_run=true").dry_run().unwrap(), true);
+        for refused in ["dry_run=false", "dry_run=1", "dry_run=True", "dry_run=", "dry_run", "dry_run=true%20"] {
+            let error = one(refused).dry_run().unwrap_err();
+            assert_eq!((error.code.as_ref(), error.field.as_deref()), ("invalid_query", Some("dry_run")), "{refused}");
+        }
+    }
+
+    #[test]
+    fn limit_is_plain_digits_within_range_with_a_default() {
+        assert_eq!(parse(None, &["limit"]).unwrap().limit(50, 200).unwrap(), 50);
+        assert_eq!(one("limit=1").limit(50, 200).unwrap(), 1);
+        assert_eq!(one("limit=200").limit(50, 200).unwrap(), 200);
+        for refused in ["limit=0", "limit=201", "limit=-1", "limit=+5", "limit=05", "limit=", "limit=5.0", "limit=1e2",
+                        "limit=99999999999999999999", "limit=%205"] {
+            let error = one(refused).limit(50, 200).unwrap_err();
+            assert_eq!((error.code.as_ref(), error.field.as_deref()), ("invalid_query", Some("limit")), "{refused}");
+        }
+    }
+
+    #[test]
+    fn a_text_parameter_is_one_to_max_characters() {
+        assert_eq!(parse(None, &["after"]).unwrap().text("after", 200).unwrap(), None);
+        assert_eq!(one("after=a%2Fb").text("after", 200).unwrap(), Some("a/b"));
+        let longest = format!("after={}", "é".repeat(200));
+        assert_eq!(one(&longest).text("after", 200).unwrap().map(|v| v.chars().count()), Some(200));
+        for refused in ["after=".to_string(), "after".to_string(), format!("after={}", "x".repeat(201))] {
+            let error = one(&refused).text("after", 200).unwrap_err();
+            assert_eq!((error.code.as_ref(), error.field.as_deref()), ("invalid_query", Some("after")));
+        }
     }
 
     #[test]

@@ -1,11 +1,24 @@
 //! The route table. Paths are matched exactly under the base path, without a trailing slash.
 //! A route lists its verbs; the `Allow` header is those verbs, then OPTIONS.
+//!
+//! `{external_id}` segments are matched raw, then percent-decoded: a lot id is any 1-200
+//! characters of valid UTF-8 (`a%2Fb` is `a/b`). A segment that does not decode to that still
+//! matches the route; its id is `None`, and the database refuses it after authentication.
 
 use http::Method;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Route {
     Ping,
+    Lots,
+    Lot,
+}
+
+/// The route a path names, and the lot id it carries (routes under a lot).
+#[derive(Debug, PartialEq, Eq)]
+pub struct Matched {
+    pub route: Route,
+    pub external_id: Option<String>,
 }
 
 impl Route {
@@ -13,19 +26,23 @@ impl Route {
     pub fn template(self) -> &'static str {
         match self {
             Route::Ping => "/ping",
+            Route::Lots => "/lots",
+            Route::Lot => "/lots/{external_id}",
         }
     }
 
     pub fn methods(self) -> &'static [Method] {
         match self {
-            Route::Ping => &[Method::GET],
+            Route::Ping | Route::Lots => &[Method::GET],
+            Route::Lot => &[Method::PUT],
         }
     }
 
     /// The `Allow` header: the route's verbs, then OPTIONS.
     pub fn allow(self) -> &'static str {
         match self {
-            Route::Ping => "GET, OPTIONS",
+            Route::Ping | Route::Lots => "GET, OPTIONS",
+            Route::Lot => "PUT, OPTIONS",
         }
     }
 
@@ -33,36 +50,87 @@ impl Route {
     pub fn query_parameters(self) -> &'static [&'static str] {
         match self {
             Route::Ping => &[],
+            Route::Lots => &["after", "limit"],
+            Route::Lot => &["dry_run"],
         }
+    }
+
+    /// Whether the route writes (a PUT with a JSON body, `dry_run`, and a write log line).
+    pub fn writes(self) -> bool {
+        self.methods().contains(&Method::PUT)
     }
 }
 
 /// The route a request path names, or None (404). `base` is the configured base path.
-pub fn match_path(base: &str, path: &str) -> Option<Route> {
-    match path.strip_prefix(base)? {
-        "/ping" => Some(Route::Ping),
-        _ => None,
+pub fn match_path(base: &str, path: &str) -> Option<Matched> {
+    let rest = path.strip_prefix(base)?;
+    let plain = |route| Some(Matched { route, external_id: None });
+    match rest {
+        "/ping" => plain(Route::Ping),
+        "/lots" => plain(Route::Lots),
+        _ => {
+            let segment = rest.strip_prefix("/lots/")?;
+            if segment.contains('/') {
+                return None;
+            }
+            Some(Matched { route: Route::Lot, external_id: decode_external_id(segment) })
+        }
     }
+}
+
+/// A percent-decoded lot id: valid UTF-8, 1-200 characters, no NUL (PostgreSQL text cannot hold it).
+fn decode_external_id(raw: &str) -> Option<String> {
+    let decoded = percent_encoding::percent_decode_str(raw).decode_utf8().ok()?;
+    let length = decoded.chars().count();
+    ((1..=200).contains(&length) && !decoded.contains('\0')).then(|| decoded.into_owned())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn route(path: &str) -> Option<Route> {
+        match_path("/v1", path).map(|m| m.route)
+    }
+
+    fn id(path: &str) -> Option<String> {
+        match_path("/v1", path).and_then(|m| m.external_id)
+    }
+
     #[test]
-    fn ping_matches_only_exactly_under_the_base() {
-        assert_eq!(match_path("/v1", "/v1/ping"), Some(Route::Ping));
-        assert_eq!(match_path("/v1", "/v1/ping/"), None);
-        assert_eq!(match_path("/v1", "/ping"), None);
-        assert_eq!(match_path("/v1", "/v1/PING"), None);
-        assert_eq!(match_path("/v1", "/v2/ping"), None);
-        assert_eq!(match_path("/api/v1", "/api/v1/ping"), Some(Route::Ping));
+    fn paths_match_only_exactly_under_the_base() {
+        assert_eq!(route("/v1/ping"), Some(Route::Ping));
+        assert_eq!(route("/v1/lots"), Some(Route::Lots));
+        assert_eq!(route("/v1/lots/abc"), Some(Route::Lot));
+        assert_eq!(route("/v1/ping/"), None);
+        assert_eq!(route("/v1/lots/abc/"), None);
+        assert_eq!(route("/v1/lots/abc/nope"), None);
+        assert_eq!(route("/ping"), None);
+        assert_eq!(route("/v1/PING"), None);
+        assert_eq!(route("/v2/ping"), None);
+        assert_eq!(match_path("/api/v1", "/api/v1/ping").map(|m| m.route), Some(Route::Ping));
+    }
+
+    #[test]
+    fn a_lot_id_is_percent_decoded() {
+        assert_eq!(id("/v1/lots/a%2Fb"), Some("a/b".into()));
+        assert_eq!(id("/v1/lots/car%20park%20%C3%A9"), Some("car park é".into()));
+        assert_eq!(id("/v1/lots/plain-id_1"), Some("plain-id_1".into()));
+    }
+
+    #[test]
+    fn a_lot_id_that_is_not_1_to_200_characters_of_utf8_is_none_but_still_the_route() {
+        assert_eq!(match_path("/v1", "/v1/lots/"), Some(Matched { route: Route::Lot, external_id: None }));
+        assert_eq!(id("/v1/lots/%FF"), None);
+        assert_eq!(id("/v1/lots/a%00b"), None);
+        assert_eq!(id(&format!("/v1/lots/{}", "é".repeat(200))), Some("é".repeat(200)));
+        assert_eq!(id(&format!("/v1/lots/{}", "x".repeat(201))), None);
+        assert_eq!(route(&format!("/v1/lots/{}", "x".repeat(201))), Some(Route::Lot));
     }
 
     #[test]
     fn allow_lists_the_verbs_then_options() {
-        let all = [Route::Ping];
-        for route in all {
+        for route in [Route::Ping, Route::Lots, Route::Lot] {
             let verbs: Vec<&str> = route.methods().iter().map(Method::as_str).collect();
             assert_eq!(route.allow(), format!("{}, OPTIONS", verbs.join(", ")));
         }

@@ -1,7 +1,8 @@
 //! Log lines: one JSON object per line on standard output.
 //!
 //! Each request writes exactly one request line (request id, the key id as presented or null,
-//! method, route template, status, duration, and for a 5xx the internal cause). Operational events
+//! method, route template, status, duration, and for a 5xx the internal cause); each write that
+//! succeeded (dry runs included) a second, write line. Operational events
 //! (start, stop, faults outside a request) go through `tracing`, also as JSON lines. No line ever
 //! carries a secret, an Authorization header, a body or a database message.
 
@@ -62,6 +63,27 @@ impl RequestLine<'_> {
             line["cause"] = cause.into();
         }
         line
+    }
+}
+
+/// The second line of a write: what it did, never a value. Built from the write report the
+/// database answered: `result`, `changed` (field names), whether a listing review was voided
+/// (`listing_review_superseded`), and whether it was a dry run.
+pub struct WriteLine;
+
+impl WriteLine {
+    pub fn from_report(request_id: &str, key_id: Option<&str>, route: &str, report: &str) -> Option<Value> {
+        let report: Value = serde_json::from_str(report).ok()?;
+        Some(json!({
+            "message": "write",
+            "request_id": request_id,
+            "key_id": key_id,
+            "route": route,
+            "result": report.get("result")?,
+            "changed": report.get("changed")?,
+            "review_voided": report.get("listing_review_superseded").and_then(Value::as_bool).unwrap_or(false),
+            "dry_run": report.get("dry_run").and_then(Value::as_bool).unwrap_or(false),
+        }))
     }
 }
 

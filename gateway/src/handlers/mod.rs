@@ -1,6 +1,7 @@
 //! One module per route. A handler turns the request into exactly one database call and its answer
 //! into a response; every rule beyond transport is the database's.
 
+pub mod lots;
 pub mod ping;
 
 use http::header::AUTHORIZATION;

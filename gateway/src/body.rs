@@ -1,0 +1,124 @@
+//! Request bodies of the write routes: JSON only, at most 64 KiB, forwarded as text, never
+//! re-encoded (the database parses it, keeping numbers exact).
+//!
+//! Order of refusals (DESIGN §5): 413 before 415. A body announced or found to be over 64 KiB is
+//! 413 without reading past 64 KiB. Content-Type must be `application/json` (case-insensitive),
+//! with no parameter but `charset=utf-8`; anything else, or none, is 415. A body that is not UTF-8
+//! cannot be JSON: 422 `invalid_json`.
+
+use bytes::Bytes;
+use http::header::{CONTENT_LENGTH, CONTENT_TYPE};
+use http::{HeaderMap, StatusCode};
+use http_body_util::{BodyExt, Limited};
+
+use crate::errors::ApiError;
+
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+pub fn too_large() -> ApiError {
+    ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large")
+}
+
+/// 413 when Content-Length already says the body is too large.
+pub fn check_length(headers: &HeaderMap) -> Result<(), ApiError> {
+    let announced = headers.get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
+    match announced {
+        Some(length) if length > MAX_BODY_BYTES as u64 => Err(too_large()),
+        _ => Ok(()),
+    }
+}
+
+/// 415 unless the one Content-Type is application/json, optionally with charset=utf-8.
+pub fn check_content_type(headers: &HeaderMap) -> Result<(), ApiError> {
+    let mut values = headers.get_all(CONTENT_TYPE).iter();
+    let acceptable = match (values.next(), values.next()) {
+        (Some(value), None) => value.to_str().is_ok_and(is_json),
+        _ => false,
+    };
+    if acceptable {
+        Ok(())
+    } else {
+        Err(ApiError::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type"))
+    }
+}
+
+fn is_json(value: &str) -> bool {
+    let mut parts = value.split(';');
+    let media_type = parts.next().unwrap_or("").trim();
+    media_type.eq_ignore_ascii_case("application/json")
+        && parts.all(|parameter| {
+            let (name, value) = parameter.split_once('=').unwrap_or((parameter, ""));
+            let value = value.trim();
+            let value = value.strip_prefix('"').and_then(|v| v.strip_suffix('"')).unwrap_or(value);
+            name.trim().eq_ignore_ascii_case("charset") && value.eq_ignore_ascii_case("utf-8")
+        })
+}
+
+/// Reads at most 64 KiB (413 past that) and answers the text.
+pub async fn read<B>(body: B) -> Result<String, ApiError>
+where
+    B: http_body::Body<Data = Bytes>,
+    B::Error: std::error::Error + Send + Sync + 'static,
+{
+    let bytes = match Limited::new(body, MAX_BODY_BYTES).collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(error) if error.downcast_ref::<http_body_util::LengthLimitError>().is_some() => return Err(too_large()),
+        Err(_) => return Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_json")),
+    };
+    String::from_utf8(bytes.to_vec()).map_err(|_| ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_json"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http::HeaderValue;
+
+    fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.append(*name, HeaderValue::from_static(value));
+        }
+        map
+    }
+
+    #[test]
+    fn json_content_types_are_accepted() {
+        for value in ["application/json", "Application/JSON", "application/json; charset=utf-8",
+                      "application/json;charset=UTF-8", "application/json; charset=\"utf-8\""] {
+            assert!(check_content_type(&headers(&[("content-type", value)])).is_ok(), "{value}");
+        }
+    }
+
+    #[test]
+    fn anything_else_is_415() {
+        for value in ["text/plain", "application/json-patch+json", "application/jsonx", "application/json; charset=latin1",
+                      "application/json; boundary=x", "application/x-www-form-urlencoded", ""] {
+            let error = check_content_type(&headers(&[("content-type", value)])).unwrap_err();
+            assert_eq!((error.status.as_u16(), error.code.as_ref()), (415, "unsupported_media_type"), "{value}");
+        }
+        assert!(check_content_type(&headers(&[])).is_err());
+        let twice = headers(&[("content-type", "application/json"), ("content-type", "application/json")]);
+        assert!(check_content_type(&twice).is_err());
+    }
+
+    #[test]
+    fn an_announced_length_over_64_kib_is_413() {
+        assert!(check_length(&headers(&[("content-length", "65536")])).is_ok());
+        let error = check_length(&headers(&[("content-length", "65537")])).unwrap_err();
+        assert_eq!((error.status.as_u16(), error.code.as_ref()), (413, "payload_too_large"));
+    }
+
+    #[tokio::test]
+    async fn a_body_over_64_kib_is_413_and_one_at_the_limit_is_read() {
+        let at_limit = http_body_util::Full::new(Bytes::from(vec![b' '; MAX_BODY_BYTES]));
+        assert_eq!(read(at_limit).await.unwrap().len(), MAX_BODY_BYTES);
+        let over = http_body_util::Full::new(Bytes::from(vec![b' '; MAX_BODY_BYTES + 1]));
+        assert_eq!(read(over).await.unwrap_err().code, "payload_too_large");
+    }
+
+    #[tokio::test]
+    async fn a_body_that_is_not_utf8_is_invalid_json() {
+        let latin1 = http_body_util::Full::new(Bytes::from_static(b"{\"name\":\"caf\xe9\"}"));
+        assert_eq!(read(latin1).await.unwrap_err().code, "invalid_json");
+    }
+}

@@ -1,0 +1,30 @@
+//! GET /lots (read_supply) and PUT /lots/{external_id} (write_supply).
+
+use crate::db::{Answer, Database};
+use crate::errors::ApiError;
+use crate::query::Params;
+
+/// GET /lots page size: 1-200, default 50.
+const PAGE_DEFAULT: i32 = 50;
+const PAGE_MAX: i32 = 200;
+
+pub async fn list(db: &Database, authorization: Option<&str>, params: &Params) -> Result<Answer, ApiError> {
+    let after = params.text("after", 200)?;
+    let limit = params.limit(PAGE_DEFAULT, PAGE_MAX)?;
+    db.call("SELECT status, body::text FROM api.lots_get($1, $2, $3)", &[&authorization, &after, &limit])
+        .await
+}
+
+pub async fn put(
+    db: &Database,
+    authorization: Option<&str>,
+    external_id: Option<&str>,
+    body: &str,
+    dry_run: bool,
+) -> Result<Answer, ApiError> {
+    db.call(
+        "SELECT status, body::text FROM api.lot_put($1, $2, $3, $4)",
+        &[&authorization, &external_id, &body, &dry_run],
+    )
+    .await
+}

@@ -1,0 +1,47 @@
+-- GET /lots: the operator's lots, keyset-paged on external_id in byte order. read_supply.
+-- p_after: the previous page's next_after (NULL for the first page); p_limit 1-200 (the gateway
+-- validates both before the call; the guard here keeps the function's own contract).
+-- next_after is the last external_id when the page is full, else null.
+CREATE OR REPLACE FUNCTION api.lots_get(
+    p_authorization text,
+    p_after text,
+    p_limit integer,
+    OUT status integer,
+    OUT body jsonb)
+SECURITY DEFINER
+LANGUAGE plpgsql
+SET search_path = ''
+AS $$
+DECLARE
+    v_caller record;
+    v_lots jsonb;
+    v_count integer;
+    v_last text;
+BEGIN
+    SELECT * INTO v_caller FROM app.authenticate(p_authorization, 'read_supply', true);
+    IF p_limit IS NULL OR p_limit NOT BETWEEN 1 AND 200 THEN
+        PERFORM app.refuse(422, 'invalid_query', 'limit');
+    END IF;
+    IF char_length(p_after) NOT BETWEEN 1 AND 200 THEN
+        PERFORM app.refuse(422, 'invalid_query', 'after');
+    END IF;
+
+    SELECT coalesce(jsonb_agg(app.lot_read_form(page) || jsonb_build_object('rates', NULL) ORDER BY page.external_id), '[]'),
+           count(*),
+           max(page.external_id)
+      INTO v_lots, v_count, v_last
+      FROM (SELECT *
+              FROM app.lots AS l
+             WHERE l.operator_id = v_caller.operator_id
+               AND (p_after IS NULL OR l.external_id > p_after COLLATE "C")
+             ORDER BY l.external_id
+             LIMIT p_limit) AS page;
+
+    status := 200;
+    body := jsonb_build_object(
+        'lots', v_lots,
+        'next_after', CASE WHEN v_count = p_limit THEN v_last END);
+END
+$$;
+REVOKE ALL ON FUNCTION api.lots_get(text, text, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION api.lots_get(text, text, integer) TO ingest_gateway;

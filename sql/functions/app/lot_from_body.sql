@@ -1,0 +1,165 @@
+-- The lot write body (PUT /lots/{external_id}) validated and normalised into a lot row, or the first
+-- refusal. A full representation: an absent key means null (or the field's default). Fields are
+-- checked in the order of the spec's field table; the keys first:
+--   an array body -> too_many_lots; any other non-object -> invalid_body
+--   `rates` -> field_belongs_to_another_route; any other unknown key -> unknown_field
+-- Returns a row of app.lots with operator_id, id and the review columns unset.
+CREATE OR REPLACE FUNCTION app.lot_from_body(p_body jsonb, p_external_id text, p_media_folder text)
+RETURNS app.lots
+LANGUAGE plpgsql
+SET search_path = ''
+AS $$
+DECLARE
+    c_fields constant text[] := ARRAY[
+        'external_id', 'name', 'timezone', 'handover', 'online_bookable', 'capacity', 'latitude',
+        'longitude', 'city', 'country_code', 'features', 'arrival', 'media', 'min_advance_days',
+        'min_stay_days', 'max_stay_days', 'cancellation'];
+    c_features constant text[] := ARRAY[
+        'indoor', 'security', 'cameras', 'gate_automation', 'plate_recognition', 'ev_charging',
+        'disabled_access', 'oversize_vehicle', 'valet'];
+    v_lot app.lots;
+    v_unknown text;
+    v_value jsonb;
+    v_text text;
+BEGIN
+    IF jsonb_typeof(p_body) = 'array' THEN
+        PERFORM app.refuse(422, 'too_many_lots');
+    ELSIF jsonb_typeof(p_body) IS DISTINCT FROM 'object' THEN
+        PERFORM app.refuse(422, 'invalid_body');
+    END IF;
+    IF p_body ? 'rates' THEN
+        PERFORM app.refuse(422, 'field_belongs_to_another_route', 'rates');
+    END IF;
+    SELECT k INTO v_unknown FROM jsonb_object_keys(p_body) AS k WHERE k <> ALL (c_fields) ORDER BY k LIMIT 1;
+    IF v_unknown IS NOT NULL THEN
+        PERFORM app.refuse(422, 'unknown_field', v_unknown);
+    END IF;
+
+    -- external_id: checked, not used
+    v_text := app.json_text(p_body -> 'external_id', 'external_id', 200);
+    IF v_text IS DISTINCT FROM p_external_id AND v_text IS NOT NULL THEN
+        PERFORM app.refuse(422, 'invalid_body', 'external_id');
+    END IF;
+    v_lot.external_id := p_external_id;
+
+    -- name: required; blank counts as absent
+    v_value := p_body -> 'name';
+    IF v_value IS NULL OR jsonb_typeof(v_value) = 'null'
+       OR (jsonb_typeof(v_value) = 'string' AND (v_value #>> '{}') !~ '[^[:space:]]') THEN
+        PERFORM app.refuse(422, 'missing_field', 'name');
+    END IF;
+    v_lot.name := app.json_text(v_value, 'name', 200);
+
+    -- timezone: required; an exact IANA zone or link name
+    v_value := p_body -> 'timezone';
+    IF v_value IS NULL OR jsonb_typeof(v_value) = 'null' THEN
+        PERFORM app.refuse(422, 'missing_field', 'timezone');
+    END IF;
+    IF jsonb_typeof(v_value) <> 'string'
+       OR NOT EXISTS (SELECT FROM app.iana_zones AS z WHERE z.name = v_value #>> '{}') THEN
+        PERFORM app.refuse(422, 'invalid_timezone', 'timezone');
+    END IF;
+    v_lot.timezone := v_value #>> '{}';
+
+    -- handover: required; self or attended
+    v_value := p_body -> 'handover';
+    IF v_value IS NULL OR jsonb_typeof(v_value) = 'null' THEN
+        PERFORM app.refuse(422, 'missing_field', 'handover');
+    END IF;
+    IF v_value NOT IN ('"self"'::jsonb, '"attended"'::jsonb) THEN
+        PERFORM app.refuse(422, 'invalid_body', 'handover');
+    END IF;
+    v_lot.handover := v_value #>> '{}';
+
+    -- online_bookable: required on every PUT
+    v_lot.online_bookable := app.json_boolean(p_body -> 'online_bookable', 'online_bookable');
+    IF v_lot.online_bookable IS NULL THEN
+        PERFORM app.refuse(422, 'missing_field', 'online_bookable');
+    END IF;
+
+    v_lot.capacity := app.json_integer(p_body -> 'capacity', 'capacity', 0, 1000000);
+
+    -- coordinates: both or neither; in range; rounded to 6 decimals
+    IF (p_body -> 'latitude' IS NULL OR jsonb_typeof(p_body -> 'latitude') = 'null')
+       <> (p_body -> 'longitude' IS NULL OR jsonb_typeof(p_body -> 'longitude') = 'null') THEN
+        PERFORM app.refuse(422, 'invalid_coordinates',
+            CASE WHEN p_body -> 'latitude' IS NULL OR jsonb_typeof(p_body -> 'latitude') = 'null'
+                 THEN 'latitude' ELSE 'longitude' END);
+    END IF;
+    v_lot.latitude := app.json_decimal(p_body -> 'latitude', 'latitude', 'invalid_coordinates');
+    IF v_lot.latitude NOT BETWEEN -90 AND 90 THEN
+        PERFORM app.refuse(422, 'invalid_coordinates', 'latitude');
+    END IF;
+    v_lot.latitude := round(v_lot.latitude, 6);
+    v_lot.longitude := app.json_decimal(p_body -> 'longitude', 'longitude', 'invalid_coordinates');
+    IF v_lot.longitude NOT BETWEEN -180 AND 180 THEN
+        PERFORM app.refuse(422, 'invalid_coordinates', 'longitude');
+    END IF;
+    v_lot.longitude := round(v_lot.longitude, 6);
+
+    v_lot.city := app.json_text(p_body -> 'city', 'city', 120);
+
+    -- country_code: ISO 3166-1 alpha-2, surrounding white space tolerated, stored upper-case
+    v_value := p_body -> 'country_code';
+    IF v_value IS NOT NULL AND jsonb_typeof(v_value) <> 'null' THEN
+        v_text := upper(regexp_replace(v_value #>> '{}', '^[[:space:]]+|[[:space:]]+$', '', 'g'));
+        IF jsonb_typeof(v_value) <> 'string'
+           OR NOT EXISTS (SELECT FROM app.iso_countries AS c WHERE c.code = v_text) THEN
+            PERFORM app.refuse(422, 'invalid_country_code', 'country_code');
+        END IF;
+        v_lot.country_code := v_text;
+    END IF;
+
+    -- features: a set of the allowed values, at most 32 items as sent; stored sorted and distinct
+    v_value := p_body -> 'features';
+    IF v_value IS NULL OR jsonb_typeof(v_value) = 'null' THEN
+        v_lot.features := '{}';
+    ELSIF jsonb_typeof(v_value) <> 'array'
+          OR jsonb_array_length(v_value) > 32
+          OR EXISTS (SELECT FROM jsonb_array_elements(v_value) AS f
+                      WHERE jsonb_typeof(f) <> 'string' OR NOT (f #>> '{}') = ANY (c_features)) THEN
+        PERFORM app.refuse(422, 'invalid_body', 'features');
+    ELSE
+        v_lot.features := ARRAY(SELECT DISTINCT f FROM jsonb_array_elements_text(v_value) AS f ORDER BY f);
+    END IF;
+
+    v_lot.arrival := app.lot_arrival(p_body -> 'arrival');
+    v_lot.media := app.lot_media(p_body -> 'media', p_media_folder);
+
+    v_lot.min_advance_days := coalesce(app.json_integer(p_body -> 'min_advance_days', 'min_advance_days', 0, 365), 0);
+    v_lot.min_stay_days := app.json_integer(p_body -> 'min_stay_days', 'min_stay_days', 1, 365);
+    v_lot.max_stay_days := app.json_integer(p_body -> 'max_stay_days', 'max_stay_days', 1, 365);
+    IF v_lot.min_stay_days > v_lot.max_stay_days THEN
+        PERFORM app.refuse(422, 'invalid_stay_bounds', 'min_stay_days');
+    END IF;
+
+    -- cancellation: all three keys or none
+    v_value := p_body -> 'cancellation';
+    IF v_value IS NOT NULL AND jsonb_typeof(v_value) <> 'null' THEN
+        IF jsonb_typeof(v_value) <> 'object' THEN
+            PERFORM app.refuse(422, 'invalid_body', 'cancellation');
+        END IF;
+        SELECT k INTO v_unknown FROM jsonb_object_keys(v_value) AS k
+         WHERE k NOT IN ('free_until_hours_before_check_in', 'penalty_percent_after', 'no_show_forfeits_full')
+         ORDER BY k LIMIT 1;
+        IF v_unknown IS NOT NULL THEN
+            PERFORM app.refuse(422, 'unknown_field', 'cancellation.' || v_unknown);
+        END IF;
+        IF (SELECT count(*) FROM jsonb_each(v_value) AS m WHERE jsonb_typeof(m.value) <> 'null') IN (1, 2) THEN
+            PERFORM app.refuse(422, 'incomplete_cancellation_policy', 'cancellation');
+        END IF;
+        v_lot.cancellation_free_until_hours_before_check_in := app.json_integer(
+            v_value -> 'free_until_hours_before_check_in', 'cancellation.free_until_hours_before_check_in', 0, 8760);
+        v_lot.cancellation_penalty_percent_after := app.json_money(
+            v_value -> 'penalty_percent_after', 'cancellation.penalty_percent_after');
+        IF v_lot.cancellation_penalty_percent_after > 100 THEN
+            PERFORM app.refuse(422, 'invalid_body', 'cancellation.penalty_percent_after');
+        END IF;
+        v_lot.cancellation_no_show_forfeits_full := app.json_boolean(
+            v_value -> 'no_show_forfeits_full', 'cancellation.no_show_forfeits_full');
+    END IF;
+
+    RETURN v_lot;
+END
+$$;
+REVOKE ALL ON FUNCTION app.lot_from_body(jsonb, text, text) FROM PUBLIC;

@@ -1,0 +1,28 @@
+-- A reviewer approves a pending listing review. Any other state is refused with PT409
+-- `review_not_pending` (a superseded review must be submitted again first).
+CREATE OR REPLACE FUNCTION platform.lot_review_approve(p_operator_id uuid, p_external_id text)
+RETURNS void
+SECURITY DEFINER
+LANGUAGE plpgsql
+SET search_path = ''
+AS $$
+DECLARE
+    v_state text;
+BEGIN
+    PERFORM app.enter_operator(p_operator_id);
+    SELECT l.review_state INTO v_state FROM app.lots AS l
+     WHERE l.operator_id = p_operator_id AND l.external_id = p_external_id
+       FOR UPDATE;
+    IF NOT FOUND THEN
+        PERFORM app.refuse(422, 'invalid_parameter', 'p_external_id');
+    END IF;
+    IF v_state <> 'pending' THEN
+        PERFORM app.refuse(409, 'review_not_pending', 'p_external_id');
+    END IF;
+    UPDATE app.lots AS l
+       SET review_state = 'approved', updated_at = now()
+     WHERE l.operator_id = p_operator_id AND l.external_id = p_external_id;
+END
+$$;
+REVOKE ALL ON FUNCTION platform.lot_review_approve(uuid, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION platform.lot_review_approve(uuid, text) TO platform_service;
