@@ -84,10 +84,14 @@ where
     if !route.methods().contains(&parts.method) {
         return Ok((response::method_not_allowed(route.allow()), None));
     }
+    // 413 (announced, then found while reading) before 415; a body that is not UTF-8 reaches the
+    // database as NULL, which refuses it as `invalid_json` after the credential like any other
+    // body fault.
     let text = if route.writes() {
         body::check_length(&parts.headers)?;
+        let text = body::read(body).await?;
         body::check_content_type(&parts.headers)?;
-        Some(body::read(body).await?)
+        text
     } else {
         None
     };
@@ -99,8 +103,7 @@ where
         Route::Lots => handlers::lots::list(db, authorization, &params).await?,
         Route::Lot => {
             let dry_run = params.dry_run()?;
-            let text = text.unwrap_or_default();
-            handlers::lots::put(db, authorization, external_id.as_deref(), &text, dry_run).await?
+            handlers::lots::put(db, authorization, external_id.as_deref(), text.as_deref(), dry_run).await?
         }
     };
     let report = route.writes().then(|| answer.body.clone());

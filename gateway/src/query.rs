@@ -33,11 +33,14 @@ impl Params {
         }
     }
 
-    /// A text parameter of 1..=max_chars characters, or None when absent; empty is refused.
+    /// A text parameter of 1..=max_chars characters, or None when absent; empty is refused, and so
+    /// is a NUL, which PostgreSQL text cannot hold.
     pub fn text(&self, name: &'static str, max_chars: usize) -> Result<Option<&str>, ApiError> {
         match self.get(name) {
             None => Ok(None),
-            Some(value) if (1..=max_chars).contains(&value.chars().count()) => Ok(Some(value)),
+            Some(value) if (1..=max_chars).contains(&value.chars().count()) && !value.contains('\0') => {
+                Ok(Some(value))
+            }
             Some(_) => Err(ApiError::invalid_query(name)),
         }
     }
@@ -118,7 +121,8 @@ mod tests {
         assert_eq!(one("after=a%2Fb").text("after", 200).unwrap(), Some("a/b"));
         let longest = format!("after={}", "é".repeat(200));
         assert_eq!(one(&longest).text("after", 200).unwrap().map(|v| v.chars().count()), Some(200));
-        for refused in ["after=".to_string(), "after".to_string(), format!("after={}", "x".repeat(201))] {
+        let refused = ["after=".into(), "after".into(), format!("after={}", "x".repeat(201)), "after=a%00b".into()];
+        for refused in refused {
             let error = one(&refused).text("after", 200).unwrap_err();
             assert_eq!((error.code.as_ref(), error.field.as_deref()), ("invalid_query", Some("after")));
         }

@@ -102,14 +102,14 @@ async fn a_request_in_flight_when_the_database_crashes_answers_503_and_the_gatew
     let (operator, credential) = app.operator_with_credential().await;
     assert_eq!(app.ping(Some(&credential.bearer())).await.status, 200);
 
-    // Held inside the database: a fresh credential's first use writes last_used_at, and a session
-    // of the test holds that row's lock. The crash (immediate stop) ends every process at once, so
+    // Held inside the database: a session of the test locks the credentials table, which every
+    // authentication reads. The crash (immediate stop) ends every process at once, so
     // the request cannot slip through when the lock holder goes first, as it can with a fast stop.
     let stuck = app.issue(&operator, &["read_supply"], None).await;
     let mut locker = common::connect(&cluster.url()).await;
     let locker_pid = common::backend_pid(&locker).await;
     let lock = locker.transaction().await.unwrap();
-    lock.execute("SELECT 1 FROM app.api_credentials WHERE id = $1 FOR UPDATE", &[&stuck.id]).await.unwrap();
+    lock.batch_execute("LOCK TABLE app.api_credentials IN ACCESS EXCLUSIVE MODE").await.unwrap();
     let http = app.http();
     let stuck_bearer = stuck.bearer();
     let in_flight = tokio::spawn(async move {
@@ -164,12 +164,10 @@ async fn a_request_stuck_in_the_database_answers_503_after_the_database_timeout(
     .await;
     let (_operator, credential) = app.operator_with_credential().await;
 
-    // A fresh credential's first use writes last_used_at; holding its row locks that write.
+    // Every authentication reads the credentials table; a session of the test holds it locked.
     let mut locker = app.superuser().await;
     let lock = locker.transaction().await.unwrap();
-    lock.execute("SELECT 1 FROM app.api_credentials WHERE id = $1 FOR UPDATE", &[&credential.id])
-        .await
-        .unwrap();
+    lock.batch_execute("LOCK TABLE app.api_credentials IN ACCESS EXCLUSIVE MODE").await.unwrap();
 
     let started = Instant::now();
     let response = app.ping(Some(&credential.bearer())).await;

@@ -1,6 +1,10 @@
 //! One JSON log line per request: request_id (the answer's X-Request-Id), key_id as presented (or
 //! null), method, route template (or null), status, duration_ms. Never a secret, never the
 //! Authorization header, not even on a 401.
+//!
+//! Each write (PUT /lots/{external_id}, dry runs included) writes a second line: request_id,
+//! key_id, route, result, the changed field names (never values), review_voided, dry_run. A
+//! refused write writes the request line only.
 
 mod common;
 
@@ -8,6 +12,7 @@ use http::header::{HeaderMap, HeaderValue, AUTHORIZATION};
 use http::Method;
 use serde_json::{json, Value};
 
+use common::lots::{full_lot, minimal_lot, ALL_CHANGED};
 use common::{header_map, TestApp, TestResponse};
 
 /// The keys of a request line (a 5xx adds `cause`).
@@ -174,4 +179,173 @@ async fn no_line_ever_carries_a_secret_or_the_authorization_header() {
     // The 401s (every value but the first two) were logged too, with the key id at most.
     let unauthorized = lines.iter().filter(|line| line["status"] == 401).count();
     assert_eq!(unauthorized, values.len() - 2);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writes: a second line
+// ---------------------------------------------------------------------------------------------
+
+/// The keys of a write line.
+const WRITE_KEYS: [&str; 10] = [
+    "changed",
+    "dry_run",
+    "key_id",
+    "level",
+    "message",
+    "request_id",
+    "result",
+    "review_voided",
+    "route",
+    "timestamp",
+];
+
+/// The two lines of a write, in order: the request line, then the write line with these values.
+fn assert_write_lines(
+    app: &TestApp,
+    response: &TestResponse,
+    key_id: &str,
+    result: &str,
+    changed: &[&str],
+    review_voided: bool,
+    dry_run: bool,
+) {
+    let lines = app.lines_of(response);
+    assert_eq!(lines.len(), 2, "a request line and a write line: {lines:?}");
+    assert_line(&lines[0], response, "PUT", Some("/lots/{external_id}"), Some(key_id));
+    let write = &lines[1];
+    let mut keys: Vec<&str> = write.as_object().expect("a JSON object").keys().map(String::as_str).collect();
+    keys.sort_unstable();
+    assert_eq!(keys, WRITE_KEYS, "the write line's keys: {write}");
+    assert_eq!(write["message"], "write");
+    assert_eq!(write["level"], "INFO");
+    assert_eq!(write["request_id"], response.request_id());
+    assert_eq!(write["key_id"], key_id);
+    assert_eq!(write["route"], "/lots/{external_id}");
+    assert_eq!(write["result"], result);
+    assert_eq!(write["changed"], json!(changed));
+    assert_eq!(write["review_voided"], review_voided);
+    assert_eq!(write["dry_run"], dry_run);
+}
+
+#[tokio::test]
+async fn a_write_writes_a_request_line_and_a_write_line_naming_what_it_did() {
+    let app = TestApp::spawn().await;
+    let (operator, credential) = app.operator_with_credential().await;
+    let key_id = credential.key_id.as_str();
+
+    let response = app.put_lot(&credential, "harbour-1", &full_lot(&operator)).await;
+    assert_eq!(response.status, 201);
+    assert_write_lines(&app, &response, key_id, "created", &ALL_CHANGED, false, false);
+
+    let mut body = full_lot(&operator);
+    body["capacity"] = json!(99);
+    body["online_bookable"] = json!(false);
+    let response = app.put_lot(&credential, "harbour-1", &body).await;
+    assert_eq!(response.status, 200);
+    assert_write_lines(&app, &response, key_id, "updated", &["online_bookable", "capacity"], false, false);
+
+    let response = app.put_lot(&credential, "harbour-1", &body).await;
+    assert_write_lines(&app, &response, key_id, "unchanged", &[], false, false);
+
+    // A reviewed change of a lot under review voids it, and the line says so.
+    app.submit_for_review(&operator, "harbour-1").await;
+    body["city"] = json!("Lisboa");
+    let response = app.put_lot(&credential, "harbour-1", &body).await;
+    assert_eq!(response.json()["listing_review_superseded"], true);
+    assert_write_lines(&app, &response, key_id, "updated", &["city"], true, false);
+
+    assert_eq!(app.logs().len(), 8, "two lines per write and nothing else");
+}
+
+#[tokio::test]
+async fn a_dry_runs_write_line_is_marked_dry_run() {
+    let app = TestApp::spawn().await;
+    let (operator, credential) = app.operator_with_credential().await;
+    let key_id = credential.key_id.as_str();
+
+    let response = app.put_lot_query(&credential, "harbour-1", "dry_run=true", &full_lot(&operator)).await;
+    assert_eq!(response.status, 200);
+    assert_write_lines(&app, &response, key_id, "created", &ALL_CHANGED, false, true);
+
+    app.put_lot_expecting(&credential, "harbour-1", &full_lot(&operator), 201).await;
+    app.submit_for_review(&operator, "harbour-1").await;
+    let mut body = full_lot(&operator);
+    body["name"] = json!("Renamed");
+    let response = app.put_lot_query(&credential, "harbour-1", "dry_run=true", &body).await;
+    assert_write_lines(&app, &response, key_id, "updated", &["name"], true, true);
+}
+
+#[tokio::test]
+async fn a_refused_write_writes_only_the_request_line() {
+    let app = TestApp::spawn().await;
+    let (operator, credential) = app.operator_with_credential().await;
+    let reader = app.issue(&operator, &["read_supply"], None).await;
+    let bearer = credential.bearer();
+    let auth_json = [("authorization", bearer.as_str()), ("content-type", "application/json")];
+    let lot = minimal_lot("Harbour").to_string();
+    let over = common::lots::padded(&minimal_lot("Harbour"), 64 * 1024 + 1);
+
+    let refusals: Vec<(TestResponse, u16)> = vec![
+        (app.request(Method::PUT, "/v1/lots/a", header_map(&[("authorization", &bearer)]), lot.clone()).await, 415),
+        (app.request(Method::PUT, "/v1/lots/a", header_map(&auth_json), over).await, 413),
+        (app.request(Method::PUT, "/v1/lots/a?dry_run=1", header_map(&auth_json), lot.clone()).await, 422),
+        (app.request(Method::PUT, "/v1/lots/a", header_map(&auth_json[1..]), lot.clone()).await, 401),
+        (app.put_lot(&reader, "a", &minimal_lot("Harbour")).await, 401),
+        (app.request(Method::PUT, "/v1/lots/a", header_map(&auth_json), "{").await, 422),
+        (app.request(Method::PUT, "/v1/lots/a", header_map(&auth_json), "[]").await, 422),
+        (app.request(Method::PUT, "/v1/lots/a?dry_run=true", header_map(&auth_json), "[]").await, 422),
+        (app.put_lot(&credential, "a", &json!({ "name": "Harbour", "colour": "blue" })).await, 422),
+        (app.put_lot(&credential, "%FF", &minimal_lot("Harbour")).await, 422),
+        (app.request(Method::GET, "/v1/lots/a", header_map(&auth_json), "").await, 405),
+        (app.request(Method::OPTIONS, "/v1/lots/a", header_map(&[]), "").await, 204),
+    ];
+    for (response, status) in &refusals {
+        assert_eq!(response.status.as_u16(), *status, "{}", String::from_utf8_lossy(&response.body));
+        let lines = app.lines_of(response);
+        assert_eq!(lines.len(), 1, "only the request line: {lines:?}");
+        assert_eq!(lines[0]["message"], "request");
+        assert_eq!(lines[0]["status"], *status);
+    }
+    assert_eq!(app.logs().len(), refusals.len());
+    assert!(app.logs().iter().all(|line| line["message"] == "request"));
+}
+
+#[tokio::test]
+async fn no_line_carries_a_value_of_the_lot() {
+    let app = TestApp::spawn().await;
+    let (operator, credential) = app.operator_with_credential().await;
+    let secret_values = ["Quokka-Zanzibar-7f3e", "Quiltbridge-on-Sea", "Behind-the-purple-kiosk", "zz-opaque-lot-9c1"];
+    let [name, city, entrance, external_id] = secret_values;
+    let mut body = full_lot(&operator);
+    body["name"] = json!(name);
+    body["city"] = json!(city);
+    body["arrival"] = json!({ "entrance": entrance });
+
+    app.put_lot_expecting(&credential, external_id, &body, 201).await;
+    body["city"] = json!(format!("{city}-North"));
+    app.put_lot_expecting(&credential, external_id, &body, 200).await;
+    app.put_lot_query(&credential, external_id, "dry_run=true", &body).await;
+    // Refusals carrying the values too.
+    let mut refused = body.clone();
+    refused["rates"] = json!({ "fixed_price": name });
+    app.put_lot(&credential, external_id, &refused).await.assert_error(
+        422,
+        "field_belongs_to_another_route",
+        Some("rates"),
+    );
+    let mut refused = body.clone();
+    refused[name] = json!(city);
+    app.put_lot(&credential, external_id, &refused).await.assert_error(422, "unknown_field", Some(name));
+    app.list_lots(&credential, &format!("after={external_id}")).await;
+
+    let lines = app.logs();
+    assert_eq!(lines.len(), 9, "{lines:?}");
+    for line in &lines {
+        let text = line.to_string();
+        for value in secret_values {
+            assert!(!text.contains(value), "{value:?} leaked into {text}");
+        }
+        assert!(!text.contains("lot-media"), "{text}");
+        assert!(!text.contains(&credential.secret), "{text}");
+    }
 }

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use common::{Credential, TestApp};
+use common::TestApp;
 
 /// Waits (at most 2 s) until connecting to `addr` is refused. A connection that the kernel
 /// completed just before the listener closed is reset instead; that only means "not yet".
@@ -34,15 +34,13 @@ async fn wait_until_refused(addr: SocketAddr) {
     panic!("{addr} still accepts connections 2 s after shutdown began");
 }
 
-/// Locks the credential's row in a transaction of a superuser session: (the session, its pid).
-async fn lock_credential(app: &TestApp, credential: &Credential) -> (tokio_postgres::Client, i32) {
+/// Locks the credentials table (which every authentication reads) in a transaction of a superuser
+/// session, holding every request in the database: (the session, its pid).
+async fn lock_credentials(app: &TestApp) -> (tokio_postgres::Client, i32) {
     let locker = app.superuser().await;
     let pid = common::backend_pid(&locker).await;
     locker.batch_execute("BEGIN").await.unwrap();
-    locker
-        .execute("SELECT 1 FROM app.api_credentials WHERE id = $1 FOR UPDATE", &[&credential.id])
-        .await
-        .unwrap();
+    locker.batch_execute("LOCK TABLE app.api_credentials IN ACCESS EXCLUSIVE MODE").await.unwrap();
     (locker, pid)
 }
 
@@ -88,7 +86,7 @@ async fn assert_closed_by_server(stream: &mut TcpStream, limit: Duration) {
 async fn shutdown_lets_a_request_in_flight_finish_and_refuses_new_connections() {
     let mut app = TestApp::spawn().await;
     let (_operator, credential) = app.operator_with_credential().await;
-    let (locker, locker_pid) = lock_credential(&app, &credential).await;
+    let (locker, locker_pid) = lock_credentials(&app).await;
 
     let http = app.http();
     let bearer = credential.bearer();
@@ -151,7 +149,7 @@ async fn shutdown_stops_waiting_for_requests_in_flight_after_the_grace_period() 
     })
     .await;
     let (_operator, credential) = app.operator_with_credential().await;
-    let (locker, locker_pid) = lock_credential(&app, &credential).await;
+    let (locker, locker_pid) = lock_credentials(&app).await;
     let http = app.http();
     let bearer = credential.bearer();
     let in_flight = tokio::spawn(async move { http.ping(Some(&bearer)).await });

@@ -3,9 +3,9 @@
 //!
 //! The spec lists six causes. Reachable through /ping and covered here: no or an unparseable header
 //! (1), unknown key_id (2), wrong secret (3), revoked, expired, operator suspended (4). Missing scope
-//! (5) needs a route with a scope (GET /lots and the rest), and an external_id that is not the
-//! caller's lot (6) needs the routes under a lot: both arrive with later issues and belong in
-//! this file then.
+//! (5) through GET /lots (read_supply) and PUT /lots/{external_id} (write_supply). An external_id
+//! that is not the caller's lot (6) needs the routes under an existing lot (rates, blocked periods):
+//! they arrive with later issues and belong in this file then.
 
 mod common;
 
@@ -213,4 +213,37 @@ async fn every_cause_answers_identical_bytes_and_headers_but_the_request_id() {
     ids.sort_unstable();
     ids.dedup();
     assert_eq!(ids.len(), responses.len(), "every answer has its own request id");
+}
+
+async fn put_lot(app: &TestApp, credential: &Credential, query: &str) -> TestResponse {
+    let lot = r#"{"name":"Harbour","timezone":"Europe/Lisbon","handover":"self","online_bookable":true}"#;
+    let mut headers = HeaderMap::new();
+    headers.insert(AUTHORIZATION, HeaderValue::from_str(&credential.bearer()).unwrap());
+    headers.insert(http::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    app.request(Method::PUT, &format!("/v1/lots/harbour-1{query}"), headers, lot).await
+}
+
+async fn list_lots(app: &TestApp, credential: &Credential) -> TestResponse {
+    app.get("/v1/lots", &[("authorization", &credential.bearer())]).await
+}
+
+#[tokio::test]
+async fn a_credential_without_the_routes_scope_answers_the_uniform_401() {
+    let app = TestApp::spawn().await;
+    let operator = app.make_operator().await;
+    let reader = app.issue(&operator, &["read_supply"], None).await;
+    let bookings = app.issue(&operator, &["read_bookings"], None).await;
+    let writer = app.issue(&operator, &["write_supply"], None).await;
+    // Each credential is valid (ping), and does what its scope permits.
+    for credential in [&reader, &bookings, &writer] {
+        assert_eq!(app.ping(Some(&credential.bearer())).await.status, 200);
+    }
+    assert_eq!(list_lots(&app, &reader).await.status, 200);
+    assert_eq!(put_lot(&app, &writer, "").await.status, 201);
+
+    assert_uniform_401(&list_lots(&app, &writer).await);
+    assert_uniform_401(&list_lots(&app, &bookings).await);
+    assert_uniform_401(&put_lot(&app, &reader, "").await);
+    assert_uniform_401(&put_lot(&app, &reader, "?dry_run=true").await);
+    assert_uniform_401(&put_lot(&app, &bookings, "").await);
 }

@@ -2,9 +2,9 @@
 -- every function runs) sees and writes only the rows of the operator in context. The checks run over
 -- tests.tenant_tables(), so a new tenant table without RLS, or without fixture rows here, fails.
 BEGIN;
-SELECT plan(20);
+SELECT plan(21);
 
--- Fixture: operators A and B, each with members of every role and two credentials -------------------
+-- Fixture: operators A and B, each with members of every role, two credentials and two lots --------
 
 CREATE TEMP TABLE fx AS
 SELECT tests.make_operator('Operator A') AS a, tests.make_operator('Operator B') AS b;
@@ -13,6 +13,8 @@ CREATE TEMP TABLE fixture AS
 SELECT tests.make_member(o, r) AS member, tests.issue_credential(o) AS bearer,
        tests.issue_credential(o, ARRAY['read_bookings'], 30) AS read_only_bearer
   FROM fx CROSS JOIN LATERAL (VALUES (fx.a), (fx.b)) AS x(o) CROSS JOIN (VALUES ('manager'), ('staff')) AS y(r);
+CREATE TEMP TABLE lots_made AS
+SELECT (tests.put_lot(bearer, 'lot ' || md5(bearer), tests.lot_body())).status FROM fixture;
 CREATE TEMP TABLE b_key AS
 SELECT min(key_id) AS key_id FROM app.api_credentials WHERE operator_id = (SELECT b FROM fx);
 GRANT SELECT ON b_key TO PUBLIC;
@@ -40,6 +42,8 @@ BEGIN
     END LOOP;
 END
 $$;
+
+SELECT is((SELECT array_agg(status) FROM lots_made), ARRAY[201, 201, 201, 201], 'the fixture: each operator''s two lots are created');
 
 -- Every tenant table is protected --------------------------------------------------------------------
 

@@ -19,7 +19,7 @@ pub async fn put(
     db: &Database,
     authorization: Option<&str>,
     external_id: Option<&str>,
-    body: &str,
+    body: Option<&str>,
     dry_run: bool,
 ) -> Result<Answer, ApiError> {
     db.call(

@@ -18,6 +18,8 @@
 
 #![allow(dead_code)]
 
+pub mod lots;
+
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -173,22 +175,28 @@ pub async fn backend_pid(client: &tokio_postgres::Client) -> i32 {
 /// Waits (at most 5 s) until some session of the cluster waits for a lock the session `holder_pid`
 /// holds: the way to know a gateway request is in flight inside the database.
 pub async fn wait_for_session_blocked_by(database_url: &str, holder_pid: i32) {
+    wait_for_sessions_blocked_by(database_url, holder_pid, 1).await;
+}
+
+/// Waits (at most 5 s) until at least `count` sessions of the cluster wait for a lock the session
+/// `holder_pid` holds.
+pub async fn wait_for_sessions_blocked_by(database_url: &str, holder_pid: i32, count: i64) {
     let observer = connect(database_url).await;
     for _ in 0..500 {
-        let blocked: bool = observer
+        let blocked: i64 = observer
             .query_one(
-                "SELECT EXISTS (SELECT FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid)))",
+                "SELECT count(*) FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))",
                 &[&holder_pid],
             )
             .await
             .expect("reading pg_stat_activity")
             .get(0);
-        if blocked {
+        if blocked >= count {
             return;
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    panic!("no session waited for the lock of session {holder_pid} within 5 s");
+    panic!("fewer than {count} sessions waited for the lock of session {holder_pid} within 5 s");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -53,12 +53,17 @@ BEGIN
         PERFORM app.refuse(401, 'unauthorized');
     END IF;
 
-    -- Recorded on first use, then at most once a minute, so a busy key is not a hot row.
+    -- Recorded on first use, then at most once a minute, so a busy key is not a hot row. A request
+    -- that finds the row locked by another request recording the same use does not wait for it.
     UPDATE app.api_credentials AS c
        SET last_used_at = now()
-     WHERE c.operator_id = v_credential.operator_id
-       AND c.id = v_credential.id
-       AND (c.last_used_at IS NULL OR c.last_used_at <= now() - interval '1 minute');
+     WHERE (c.operator_id, c.id) IN (
+               SELECT d.operator_id, d.id
+                 FROM app.api_credentials AS d
+                WHERE d.operator_id = v_credential.operator_id
+                  AND d.id = v_credential.id
+                  AND (d.last_used_at IS NULL OR d.last_used_at <= now() - interval '1 minute')
+                  FOR UPDATE SKIP LOCKED);
 
     IF NOT p_enter_operator THEN
         PERFORM app.leave_operator();

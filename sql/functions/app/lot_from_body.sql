@@ -21,6 +21,7 @@ DECLARE
     v_unknown text;
     v_value jsonb;
     v_text text;
+    v_number numeric;
 BEGIN
     IF jsonb_typeof(p_body) = 'array' THEN
         PERFORM app.refuse(422, 'too_many_lots');
@@ -86,16 +87,17 @@ BEGIN
             CASE WHEN p_body -> 'latitude' IS NULL OR jsonb_typeof(p_body -> 'latitude') = 'null'
                  THEN 'latitude' ELSE 'longitude' END);
     END IF;
-    v_lot.latitude := app.json_decimal(p_body -> 'latitude', 'latitude', 'invalid_coordinates');
-    IF v_lot.latitude NOT BETWEEN -90 AND 90 THEN
+    -- (read into a plain numeric first: the row's numeric(8,6) would overflow before the range check)
+    v_number := app.json_decimal(p_body -> 'latitude', 'latitude', 'invalid_coordinates');
+    IF v_number NOT BETWEEN -90 AND 90 THEN
         PERFORM app.refuse(422, 'invalid_coordinates', 'latitude');
     END IF;
-    v_lot.latitude := round(v_lot.latitude, 6);
-    v_lot.longitude := app.json_decimal(p_body -> 'longitude', 'longitude', 'invalid_coordinates');
-    IF v_lot.longitude NOT BETWEEN -180 AND 180 THEN
+    v_lot.latitude := round(v_number, 6);
+    v_number := app.json_decimal(p_body -> 'longitude', 'longitude', 'invalid_coordinates');
+    IF v_number NOT BETWEEN -180 AND 180 THEN
         PERFORM app.refuse(422, 'invalid_coordinates', 'longitude');
     END IF;
-    v_lot.longitude := round(v_lot.longitude, 6);
+    v_lot.longitude := round(v_number, 6);
 
     v_lot.city := app.json_text(p_body -> 'city', 'city', 120);
 
@@ -150,11 +152,11 @@ BEGIN
         END IF;
         v_lot.cancellation_free_until_hours_before_check_in := app.json_integer(
             v_value -> 'free_until_hours_before_check_in', 'cancellation.free_until_hours_before_check_in', 0, 8760);
-        v_lot.cancellation_penalty_percent_after := app.json_money(
-            v_value -> 'penalty_percent_after', 'cancellation.penalty_percent_after');
-        IF v_lot.cancellation_penalty_percent_after > 100 THEN
+        v_number := app.json_money(v_value -> 'penalty_percent_after', 'cancellation.penalty_percent_after');
+        IF v_number > 100 THEN
             PERFORM app.refuse(422, 'invalid_body', 'cancellation.penalty_percent_after');
         END IF;
+        v_lot.cancellation_penalty_percent_after := v_number;
         v_lot.cancellation_no_show_forfeits_full := app.json_boolean(
             v_value -> 'no_show_forfeits_full', 'cancellation.no_show_forfeits_full');
     END IF;

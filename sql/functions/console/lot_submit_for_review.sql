@@ -1,7 +1,7 @@
 -- Submit a lot for listing review: its review becomes `pending`. Owners and managers. Refused with
 -- PT422 `listing_requirements_unmet` (DETAIL: the unmet requirement names, comma-separated) while a
--- content requirement is unmet. Submitting a pending lot again changes nothing. Answers the listing
--- status.
+-- content requirement is unmet. Submitting a pending or approved lot changes nothing (an approval is
+-- withdrawn only by a reviewed change). Answers the listing status.
 CREATE OR REPLACE FUNCTION console.lot_submit_for_review(p_external_id text)
 RETURNS jsonb
 SECURITY DEFINER
@@ -26,7 +26,7 @@ BEGIN
     END IF;
     UPDATE app.lots AS l
        SET review_state = 'pending', updated_at = now()
-     WHERE l.operator_id = v_caller.operator_id AND l.id = v_lot.id AND l.review_state <> 'pending';
+     WHERE l.operator_id = v_caller.operator_id AND l.id = v_lot.id AND l.review_state IN ('draft', 'superseded');
     RETURN app.lot_listing_status(v_caller.operator_id, p_external_id);
 END
 $$;
