@@ -58,7 +58,7 @@ where
         cause: cause.as_deref(),
     };
     state.log.write(line.to_json());
-    if let (Some(route), Some(report)) = (route.filter(|r| r.writes()), answer_body) {
+    if let (Some(route), Some(report)) = (route, answer_body) {
         if let Some(line) = WriteLine::from_report(&request_id, key_id, route.template(), &report) {
             state.log.write(line);
         }
@@ -84,10 +84,11 @@ where
     if !route.methods().contains(&parts.method) {
         return Ok((response::method_not_allowed(route.allow()), None));
     }
-    // 413 (announced, then found while reading) before 415; a body that is not UTF-8 reaches the
-    // database as NULL, which refuses it as `invalid_json` after the credential like any other
-    // body fault.
-    let text = if route.writes() {
+    // Every PUT is a write: a JSON body, `dry_run`, and a write log line. 413 (announced, then
+    // found while reading) before 415; a body that is not UTF-8 reaches the database as NULL, which
+    // refuses it as `invalid_json` after the credential like any other body fault.
+    let writes = parts.method == Method::PUT;
+    let text = if writes {
         body::check_length(&parts.headers)?;
         let text = body::read(body).await?;
         body::check_content_type(&parts.headers)?;
@@ -95,18 +96,22 @@ where
     } else {
         None
     };
-    let params = query::parse(parts.uri.query(), route.query_parameters())?;
+    let params = query::parse(parts.uri.query(), route.query_parameters(&parts.method))?;
     let authorization = handlers::authorization(parts);
     let db: &Database = &state.db;
-    let answer = match route {
-        Route::Ping => handlers::ping::get(db, authorization).await?,
-        Route::Lots => handlers::lots::list(db, authorization, &params).await?,
-        Route::Lot => {
+    let external_id = external_id.as_deref();
+    let answer = match (route, writes) {
+        (Route::Ping, _) => handlers::ping::get(db, authorization).await?,
+        (Route::Lots, _) => handlers::lots::list(db, authorization, &params).await?,
+        (Route::LotBlockedPeriods, false) => handlers::blocked_periods::get(db, authorization, external_id).await?,
+        (route, true) => {
             let dry_run = params.dry_run()?;
-            handlers::lots::put(db, authorization, external_id.as_deref(), text.as_deref(), dry_run).await?
+            handlers::writes::put(db, route, authorization, external_id, text.as_deref(), dry_run).await?
         }
+        // Checked above: these routes have no other verb than PUT.
+        (Route::Lot | Route::LotRates, false) => return Ok((response::method_not_allowed(route.allow()), None)),
     };
-    let report = route.writes().then(|| answer.body.clone());
+    let report = writes.then(|| answer.body.clone());
     Ok((from_answer(answer), report))
 }
 

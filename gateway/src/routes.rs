@@ -12,6 +12,8 @@ pub enum Route {
     Ping,
     Lots,
     Lot,
+    LotRates,
+    LotBlockedPeriods,
 }
 
 /// The route a path names, and the lot id it carries (routes under a lot).
@@ -28,13 +30,16 @@ impl Route {
             Route::Ping => "/ping",
             Route::Lots => "/lots",
             Route::Lot => "/lots/{external_id}",
+            Route::LotRates => "/lots/{external_id}/rates",
+            Route::LotBlockedPeriods => "/lots/{external_id}/blocked-periods",
         }
     }
 
     pub fn methods(self) -> &'static [Method] {
         match self {
             Route::Ping | Route::Lots => &[Method::GET],
-            Route::Lot => &[Method::PUT],
+            Route::Lot | Route::LotRates => &[Method::PUT],
+            Route::LotBlockedPeriods => &[Method::GET, Method::PUT],
         }
     }
 
@@ -42,22 +47,18 @@ impl Route {
     pub fn allow(self) -> &'static str {
         match self {
             Route::Ping | Route::Lots => "GET, OPTIONS",
-            Route::Lot => "PUT, OPTIONS",
+            Route::Lot | Route::LotRates => "PUT, OPTIONS",
+            Route::LotBlockedPeriods => "GET, PUT, OPTIONS",
         }
     }
 
-    /// The query parameters the route accepts; any other is `invalid_query`.
-    pub fn query_parameters(self) -> &'static [&'static str] {
-        match self {
-            Route::Ping => &[],
-            Route::Lots => &["after", "limit"],
-            Route::Lot => &["dry_run"],
+    /// The query parameters the route accepts for `method`; any other is `invalid_query`.
+    pub fn query_parameters(self, method: &Method) -> &'static [&'static str] {
+        match (self, method) {
+            (Route::Lots, &Method::GET) => &["after", "limit"],
+            (_, &Method::PUT) => &["dry_run"],
+            _ => &[],
         }
-    }
-
-    /// Whether the route writes (a PUT with a JSON body, `dry_run`, and a write log line).
-    pub fn writes(self) -> bool {
-        self.methods().contains(&Method::PUT)
     }
 }
 
@@ -69,11 +70,14 @@ pub fn match_path(base: &str, path: &str) -> Option<Matched> {
         "/ping" => plain(Route::Ping),
         "/lots" => plain(Route::Lots),
         _ => {
-            let segment = rest.strip_prefix("/lots/")?;
-            if segment.contains('/') {
-                return None;
-            }
-            Some(Matched { route: Route::Lot, external_id: decode_external_id(segment) })
+            let under_lots = rest.strip_prefix("/lots/")?;
+            let (segment, route) = match under_lots.split_once('/') {
+                None => (under_lots, Route::Lot),
+                Some((segment, "rates")) => (segment, Route::LotRates),
+                Some((segment, "blocked-periods")) => (segment, Route::LotBlockedPeriods),
+                Some(_) => return None,
+            };
+            Some(Matched { route, external_id: decode_external_id(segment) })
         }
     }
 }
@@ -105,6 +109,11 @@ mod tests {
         assert_eq!(route("/v1/ping/"), None);
         assert_eq!(route("/v1/lots/abc/"), None);
         assert_eq!(route("/v1/lots/abc/nope"), None);
+        assert_eq!(route("/v1/lots/abc/rates"), Some(Route::LotRates));
+        assert_eq!(route("/v1/lots/abc/blocked-periods"), Some(Route::LotBlockedPeriods));
+        assert_eq!(route("/v1/lots/abc/rates/"), None);
+        assert_eq!(route("/v1/lots/a/b/rates"), None);
+        assert_eq!(id("/v1/lots/a%2Fb/rates"), Some("a/b".into()));
         assert_eq!(route("/ping"), None);
         assert_eq!(route("/v1/PING"), None);
         assert_eq!(route("/v2/ping"), None);
@@ -130,7 +139,7 @@ mod tests {
 
     #[test]
     fn allow_lists_the_verbs_then_options() {
-        for route in [Route::Ping, Route::Lots, Route::Lot] {
+        for route in [Route::Ping, Route::Lots, Route::Lot, Route::LotRates, Route::LotBlockedPeriods] {
             let verbs: Vec<&str> = route.methods().iter().map(Method::as_str).collect();
             assert_eq!(route.allow(), format!("{}, OPTIONS", verbs.join(", ")));
         }

@@ -67,23 +67,29 @@ impl RequestLine<'_> {
 }
 
 /// The second line of a write: what it did, never a value. Built from the write report the
-/// database answered: `result`, `changed` (field names), whether a listing review was voided
-/// (`listing_review_superseded`), and whether it was a dry run.
+/// database answered: `result`; `changed` (field names) for lots and rates, `added`/`removed`
+/// (counts) for closure lists; whether a listing review was voided (`listing_review_superseded`;
+/// rates never void one, and say whether they could in `envelope_widened`); and `dry_run`.
 pub struct WriteLine;
 
 impl WriteLine {
     pub fn from_report(request_id: &str, key_id: Option<&str>, route: &str, report: &str) -> Option<Value> {
         let report: Value = serde_json::from_str(report).ok()?;
-        Some(json!({
+        let mut line = json!({
             "message": "write",
             "request_id": request_id,
             "key_id": key_id,
             "route": route,
             "result": report.get("result")?,
-            "changed": report.get("changed")?,
             "review_voided": report.get("listing_review_superseded").and_then(Value::as_bool).unwrap_or(false),
             "dry_run": report.get("dry_run").and_then(Value::as_bool).unwrap_or(false),
-        }))
+        });
+        for key in ["changed", "added", "removed", "envelope_widened"] {
+            if let Some(value) = report.get(key) {
+                line[key] = value.clone();
+            }
+        }
+        Some(line)
     }
 }
 
@@ -99,4 +105,40 @@ pub fn init() {
         .with_span_list(false)
         .with_env_filter(filter)
         .try_init();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lot_write_line_names_the_changed_fields_and_whether_a_review_was_voided() {
+        let report = r#"{"external_id":"x","result":"updated","changed":["name","city"],
+                         "listing_review_superseded":true,"lot":{"name":"Secret name","city":"Paris"}}"#;
+        let line = WriteLine::from_report("r1", Some("pk_api_1"), "/lots/{external_id}", report).unwrap();
+        assert_eq!(line["message"], "write");
+        assert_eq!(line["result"], "updated");
+        assert_eq!(line["changed"], json!(["name", "city"]));
+        assert_eq!(line["review_voided"], true);
+        assert_eq!(line["dry_run"], false);
+        assert!(!line.to_string().contains("Secret name") && !line.to_string().contains("Paris"));
+    }
+
+    #[test]
+    fn a_closure_write_line_carries_counts_and_a_dry_run_is_marked() {
+        let report = r#"{"external_id":"x","result":"created","added":2,"removed":0,"dry_run":true,
+                         "blocked_periods":[{"reason":"Private reason"}]}"#;
+        let line = WriteLine::from_report("r1", None, "/lots/{external_id}/blocked-periods", report).unwrap();
+        assert_eq!((line["added"].clone(), line["removed"].clone()), (json!(2), json!(0)));
+        assert_eq!(line["dry_run"], true);
+        assert_eq!(line["key_id"], Value::Null);
+        assert!(!line.to_string().contains("Private reason"));
+    }
+
+    #[test]
+    fn a_rates_write_line_says_whether_the_envelope_widened() {
+        let report = r#"{"external_id":"x","result":"updated","changed":["floor_price"],"envelope_widened":true,"rates":{}}"#;
+        let line = WriteLine::from_report("r1", None, "/lots/{external_id}/rates", report).unwrap();
+        assert_eq!((line["envelope_widened"].clone(), line["review_voided"].clone()), (json!(true), json!(false)));
+    }
 }

@@ -1,4 +1,4 @@
-//! GET /lots (read_supply) and PUT /lots/{external_id} (write_supply).
+//! GET /lots (read_supply). Its PUT is one of the write routes (`writes`).
 
 use crate::db::{Answer, Database};
 use crate::errors::ApiError;
@@ -13,18 +13,4 @@ pub async fn list(db: &Database, authorization: Option<&str>, params: &Params) -
     let limit = params.limit(PAGE_DEFAULT, PAGE_MAX)?;
     db.call("SELECT status, body::text FROM api.lots_get($1, $2, $3)", &[&authorization, &after, &limit])
         .await
-}
-
-pub async fn put(
-    db: &Database,
-    authorization: Option<&str>,
-    external_id: Option<&str>,
-    body: Option<&str>,
-    dry_run: bool,
-) -> Result<Answer, ApiError> {
-    db.call(
-        "SELECT status, body::text FROM api.lot_put($1, $2, $3, $4)",
-        &[&authorization, &external_id, &body, &dry_run],
-    )
-    .await
 }

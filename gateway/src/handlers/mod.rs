@@ -1,8 +1,10 @@
 //! One module per route. A handler turns the request into exactly one database call and its answer
 //! into a response; every rule beyond transport is the database's.
 
+pub mod blocked_periods;
 pub mod lots;
 pub mod ping;
+pub mod writes;
 
 use http::header::AUTHORIZATION;
 use http::request::Parts;

@@ -1,7 +1,8 @@
 -- GET /lots: the operator's lots, keyset-paged on external_id in byte order. read_supply.
 -- p_after: the previous page's next_after (NULL for the first page); p_limit 1-200 (the gateway
 -- validates both before the call; the guard here keeps the function's own contract).
--- next_after is the last external_id when the page is full, else null.
+-- next_after is the last external_id when the page is full, else null. Each entry is the Lot plus
+-- `rates`: the marketplace envelope, or null when the lot has no price yet.
 CREATE OR REPLACE FUNCTION api.lots_get(
     p_authorization text,
     p_after text,
@@ -26,7 +27,11 @@ BEGIN
         PERFORM app.refuse(422, 'invalid_query', 'after');
     END IF;
 
-    SELECT coalesce(jsonb_agg(app.lot_read_form(page) || jsonb_build_object('rates', NULL) ORDER BY page.external_id), '[]'),
+    SELECT coalesce(jsonb_agg(app.lot_read_form(page) || jsonb_build_object('rates', (
+                        SELECT app.rates_read_form(r)
+                          FROM app.lot_rates AS r
+                         WHERE r.operator_id = page.operator_id AND r.lot_id = page.id AND r.channel = 'marketplace'))
+                    ORDER BY page.external_id), '[]'),
            count(*),
            max(page.external_id)
       INTO v_lots, v_count, v_last

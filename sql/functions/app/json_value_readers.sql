@@ -80,8 +80,9 @@ END
 $$;
 REVOKE ALL ON FUNCTION app.json_decimal(jsonb, text, text) FROM PUBLIC;
 
--- Money (and percentages): a non-negative decimal with at most two decimals. A third non-zero
--- decimal digit is refused, never rounded: 12.340 is 12.34, 12.345 and 12.3400001 are refused.
+-- Money (and percentages): a non-negative decimal with at most two decimals, below ten thousand
+-- million (what the money columns hold). A third non-zero decimal digit is refused, never rounded:
+-- 12.340 is 12.34, 12.345 and 12.3400001 are refused.
 CREATE OR REPLACE FUNCTION app.json_money(p_value jsonb, p_field text)
 RETURNS numeric
 LANGUAGE plpgsql
@@ -90,7 +91,7 @@ AS $$
 DECLARE
     v_amount numeric := app.json_decimal(p_value, p_field);
 BEGIN
-    IF v_amount < 0 OR v_amount <> round(v_amount, 2) THEN
+    IF v_amount < 0 OR v_amount >= 10000000000 OR v_amount <> round(v_amount, 2) THEN
         PERFORM app.refuse(422, 'invalid_body', p_field);
     END IF;
     RETURN round(v_amount, 2);

@@ -1,9 +1,10 @@
 -- Whether a lot can sell, and why not.
 --
 -- Content requirements the API can satisfy, in this order (DESIGN §4): lot_capacity (above zero),
--- lot_map_pin (coordinates), lot_city_country (a city that is not blank, and a country),
+-- lot_price_in_force (a marketplace envelope whose validity window holds today on the lot's own
+-- calendar), lot_map_pin (coordinates), lot_city_country (a city that is not blank, and a country),
 -- lot_arrival_guidance (entrance, access or gateWindow with some text), lot_hero_image (media.heroUrl
--- an https address). lot_price_in_force joins with the rates.
+-- an https address).
 CREATE OR REPLACE FUNCTION app.lot_unmet_requirements(p_lot app.lots)
 RETURNS text[]
 LANGUAGE sql
@@ -14,6 +15,12 @@ AS $$
         SELECT r.name
           FROM (VALUES
                 (1, 'lot_capacity', coalesce(p_lot.capacity, 0) > 0),
+                (2, 'lot_price_in_force', EXISTS (
+                    SELECT
+                      FROM app.lot_rates AS r
+                     WHERE r.operator_id = p_lot.operator_id AND r.lot_id = p_lot.id AND r.channel = 'marketplace'
+                       AND (now() AT TIME ZONE p_lot.timezone)::date
+                           BETWEEN coalesce(r.valid_from, '-infinity') AND coalesce(r.valid_to, 'infinity'))),
                 (3, 'lot_map_pin', p_lot.latitude IS NOT NULL AND p_lot.longitude IS NOT NULL),
                 (4, 'lot_city_country', coalesce(p_lot.city ~ '[^[:space:]]', false) AND p_lot.country_code IS NOT NULL),
                 (5, 'lot_arrival_guidance', EXISTS (

@@ -1,0 +1,22 @@
+-- PUT /lots/{external_id}/blocked-periods: replace the lot's entire closure list. write_supply.
+CREATE OR REPLACE FUNCTION api.lot_blocked_periods_put(
+    p_authorization text,
+    p_external_id text,
+    p_body text,
+    p_dry_run boolean,
+    OUT status integer,
+    OUT body jsonb)
+SECURITY DEFINER
+LANGUAGE plpgsql
+SET search_path = ''
+AS $$
+DECLARE
+    v_caller record;
+BEGIN
+    SELECT * INTO v_caller FROM app.authenticate(p_authorization, 'write_supply', true);
+    SELECT w.status, w.body INTO status, body
+      FROM app.run_write('app.blocked_periods_write', v_caller.operator_id, p_external_id, p_body, p_dry_run) AS w;
+END
+$$;
+REVOKE ALL ON FUNCTION api.lot_blocked_periods_put(text, text, text, boolean) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION api.lot_blocked_periods_put(text, text, text, boolean) TO ingest_gateway;

@@ -1,0 +1,129 @@
+-- A booking as the platform sends it (platform.booking_record, platform.booking_update), validated
+-- onto p_base: every key present in p_booking replaces the base's value; the others keep it. Keys:
+-- the spec's Booking minus timezone, lot_name, created_at and cancelled_at (derived), with
+-- `customer` an object of first_name, last_name, email, phone. Refusals are PT422 invalid_body /
+-- unknown_field naming the key (customer keys as customer.<key>).
+CREATE OR REPLACE FUNCTION app.booking_from_json(p_base app.bookings, p_booking jsonb)
+RETURNS app.bookings
+LANGUAGE plpgsql
+SET search_path = ''
+AS $$
+DECLARE
+    c_keys constant text[] := ARRAY[
+        'reference', 'external_reference', 'lot_external_id', 'check_in_local', 'check_out_local',
+        'parking_days', 'status', 'payment_status', 'currency', 'total', 'channel', 'flight_number',
+        'customer', 'vehicle_plates'];
+    v_booking app.bookings := p_base;
+    v_unknown text;
+    v_customer jsonb;
+BEGIN
+    IF jsonb_typeof(p_booking) IS DISTINCT FROM 'object' THEN
+        PERFORM app.refuse(422, 'invalid_body');
+    END IF;
+    SELECT k INTO v_unknown FROM jsonb_object_keys(p_booking) AS k WHERE k <> ALL (c_keys) ORDER BY k LIMIT 1;
+    IF v_unknown IS NOT NULL THEN
+        PERFORM app.refuse(422, 'unknown_field', v_unknown);
+    END IF;
+
+    IF p_booking ? 'reference' THEN
+        v_booking.reference := app.json_text(p_booking -> 'reference', 'reference', 64);
+        IF v_booking.reference !~ '^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$' THEN
+            PERFORM app.refuse(422, 'invalid_body', 'reference');
+        END IF;
+    END IF;
+    IF p_booking ? 'external_reference' THEN
+        v_booking.external_reference := app.json_text(p_booking -> 'external_reference', 'external_reference', 200);
+    END IF;
+    IF p_booking ? 'lot_external_id' THEN
+        SELECT l.id INTO v_booking.lot_id FROM app.lots AS l
+         WHERE l.operator_id = v_booking.operator_id
+           AND l.external_id = app.json_text(p_booking -> 'lot_external_id', 'lot_external_id', 200);
+        IF NOT FOUND THEN
+            PERFORM app.refuse(422, 'invalid_body', 'lot_external_id');
+        END IF;
+    END IF;
+    IF p_booking ? 'check_in_local' THEN
+        v_booking.check_in_local := app.json_local_timestamp(p_booking -> 'check_in_local', 'check_in_local');
+    END IF;
+    IF p_booking ? 'check_out_local' THEN
+        v_booking.check_out_local := app.json_local_timestamp(p_booking -> 'check_out_local', 'check_out_local');
+    END IF;
+    IF p_booking ? 'parking_days' THEN
+        v_booking.parking_days := app.json_integer(p_booking -> 'parking_days', 'parking_days', 1, 3660);
+    END IF;
+    IF p_booking ? 'status' THEN
+        v_booking.status := app.json_text(p_booking -> 'status', 'status', 20);
+        IF v_booking.status NOT IN ('pending', 'confirmed', 'checked_in', 'completed', 'cancelled') THEN
+            PERFORM app.refuse(422, 'invalid_body', 'status');
+        END IF;
+    END IF;
+    IF p_booking ? 'payment_status' THEN
+        v_booking.payment_status := app.json_text(p_booking -> 'payment_status', 'payment_status', 20);
+        IF v_booking.payment_status NOT IN ('pending', 'paid', 'partial', 'refunded', 'expired', 'not_required') THEN
+            PERFORM app.refuse(422, 'invalid_body', 'payment_status');
+        END IF;
+    END IF;
+    IF p_booking ? 'currency' THEN
+        v_booking.currency := upper(app.json_text(p_booking -> 'currency', 'currency', 3));
+        IF NOT EXISTS (SELECT FROM app.iso_currencies AS c WHERE c.code = v_booking.currency) THEN
+            PERFORM app.refuse(422, 'invalid_body', 'currency');
+        END IF;
+    END IF;
+    IF p_booking ? 'total' THEN
+        v_booking.total := app.json_money(p_booking -> 'total', 'total');
+    END IF;
+    IF p_booking ? 'channel' THEN
+        v_booking.channel := app.json_text(p_booking -> 'channel', 'channel', 40);
+        IF v_booking.channel !~ '^[a-z][a-z0-9_]{0,39}$' THEN
+            PERFORM app.refuse(422, 'invalid_body', 'channel');
+        END IF;
+    END IF;
+    IF p_booking ? 'flight_number' THEN
+        v_booking.flight_number := app.json_text(p_booking -> 'flight_number', 'flight_number', 16);
+    END IF;
+    IF p_booking ? 'customer' THEN
+        v_customer := coalesce(nullif(p_booking -> 'customer', 'null'), '{}');
+        IF jsonb_typeof(v_customer) <> 'object' THEN
+            PERFORM app.refuse(422, 'invalid_body', 'customer');
+        END IF;
+        SELECT k INTO v_unknown FROM jsonb_object_keys(v_customer) AS k
+         WHERE k NOT IN ('first_name', 'last_name', 'email', 'phone') ORDER BY k LIMIT 1;
+        IF v_unknown IS NOT NULL THEN
+            PERFORM app.refuse(422, 'unknown_field', 'customer.' || v_unknown);
+        END IF;
+        v_booking.customer_first_name := app.json_text(v_customer -> 'first_name', 'customer.first_name', 200);
+        v_booking.customer_last_name := app.json_text(v_customer -> 'last_name', 'customer.last_name', 200);
+        v_booking.customer_email := app.json_text(v_customer -> 'email', 'customer.email', 320);
+        v_booking.customer_phone := app.json_text(v_customer -> 'phone', 'customer.phone', 40);
+    END IF;
+    IF p_booking ? 'vehicle_plates' THEN
+        IF jsonb_typeof(p_booking -> 'vehicle_plates') NOT IN ('array', 'null')
+           OR jsonb_array_length(coalesce(nullif(p_booking -> 'vehicle_plates', 'null'), '[]')) > 10
+           OR EXISTS (SELECT FROM jsonb_array_elements(coalesce(nullif(p_booking -> 'vehicle_plates', 'null'), '[]')) AS p
+                       WHERE jsonb_typeof(p) <> 'string' OR char_length(p #>> '{}') NOT BETWEEN 1 AND 20) THEN
+            PERFORM app.refuse(422, 'invalid_body', 'vehicle_plates');
+        END IF;
+        v_booking.vehicle_plates := ARRAY(
+            SELECT p FROM jsonb_array_elements_text(coalesce(nullif(p_booking -> 'vehicle_plates', 'null'), '[]')) AS p);
+    END IF;
+
+    -- Required on every booking; the stay runs forward.
+    IF v_booking.lot_id IS NULL THEN PERFORM app.refuse(422, 'missing_field', 'lot_external_id'); END IF;
+    IF v_booking.check_in_local IS NULL THEN PERFORM app.refuse(422, 'missing_field', 'check_in_local'); END IF;
+    IF v_booking.check_out_local IS NULL THEN PERFORM app.refuse(422, 'missing_field', 'check_out_local'); END IF;
+    IF v_booking.parking_days IS NULL THEN PERFORM app.refuse(422, 'missing_field', 'parking_days'); END IF;
+    IF v_booking.status IS NULL THEN PERFORM app.refuse(422, 'missing_field', 'status'); END IF;
+    IF v_booking.payment_status IS NULL THEN PERFORM app.refuse(422, 'missing_field', 'payment_status'); END IF;
+    IF v_booking.currency IS NULL THEN PERFORM app.refuse(422, 'missing_field', 'currency'); END IF;
+    IF v_booking.total IS NULL THEN PERFORM app.refuse(422, 'missing_field', 'total'); END IF;
+    IF v_booking.channel IS NULL THEN PERFORM app.refuse(422, 'missing_field', 'channel'); END IF;
+    IF v_booking.check_out_local <= v_booking.check_in_local THEN
+        PERFORM app.refuse(422, 'invalid_body', 'check_out_local');
+    END IF;
+    v_booking.vehicle_plates := coalesce(v_booking.vehicle_plates, '{}');
+    -- cancelled_at: set when the status becomes cancelled, kept while it stays so, cleared otherwise
+    v_booking.cancelled_at := CASE WHEN v_booking.status = 'cancelled' THEN coalesce(p_base.cancelled_at, now()) END;
+    RETURN v_booking;
+END
+$$;
+REVOKE ALL ON FUNCTION app.booking_from_json(app.bookings, jsonb) FROM PUBLIC;

@@ -1,0 +1,86 @@
+-- The rates write body (PUT /lots/{external_id}/rates) validated into a lot_rates row, or the first
+-- refusal. Exactly one of two shapes:
+--   range: floor_price, base_price, ceiling_price, none with fixed_price
+--   fixed: fixed_price alone, expanding to floor = base = ceiling
+-- Both shapes -> invalid_body field fixed_price; an incomplete range -> missing_field naming the
+-- first missing of floor_price, base_price, ceiling_price; neither -> missing_field fixed_price.
+-- A key with JSON null counts as absent.
+CREATE OR REPLACE FUNCTION app.rates_from_body(p_body jsonb, p_settlement_currency text)
+RETURNS app.lot_rates
+LANGUAGE plpgsql
+SET search_path = ''
+AS $$
+DECLARE
+    c_fields constant text[] := ARRAY[
+        'fixed_price', 'floor_price', 'base_price', 'ceiling_price', 'currency', 'min_first_day_price',
+        'dynamic', 'valid_from', 'valid_to'];
+    v_rates app.lot_rates;
+    v_present text[];
+    v_unknown text;
+    v_value jsonb;
+BEGIN
+    IF jsonb_typeof(p_body) IS DISTINCT FROM 'object' THEN
+        PERFORM app.refuse(422, 'invalid_body');
+    END IF;
+    SELECT k INTO v_unknown FROM jsonb_object_keys(p_body) AS k WHERE k <> ALL (c_fields) ORDER BY k LIMIT 1;
+    IF v_unknown IS NOT NULL THEN
+        PERFORM app.refuse(422, 'unknown_field', v_unknown);
+    END IF;
+    v_present := ARRAY(SELECT m.key FROM jsonb_each(p_body) AS m WHERE jsonb_typeof(m.value) <> 'null');
+
+    IF 'fixed_price' = ANY (v_present) THEN
+        IF v_present && ARRAY['floor_price', 'base_price', 'ceiling_price'] THEN
+            PERFORM app.refuse(422, 'invalid_body', 'fixed_price');
+        END IF;
+        v_rates.floor_price := app.json_money(p_body -> 'fixed_price', 'fixed_price');
+        v_rates.base_price := v_rates.floor_price;
+        v_rates.ceiling_price := v_rates.floor_price;
+    ELSIF v_present && ARRAY['floor_price', 'base_price', 'ceiling_price'] THEN
+        IF NOT 'floor_price' = ANY (v_present) THEN
+            PERFORM app.refuse(422, 'missing_field', 'floor_price');
+        ELSIF NOT 'base_price' = ANY (v_present) THEN
+            PERFORM app.refuse(422, 'missing_field', 'base_price');
+        ELSIF NOT 'ceiling_price' = ANY (v_present) THEN
+            PERFORM app.refuse(422, 'missing_field', 'ceiling_price');
+        END IF;
+        v_rates.floor_price := app.json_money(p_body -> 'floor_price', 'floor_price');
+        v_rates.base_price := app.json_money(p_body -> 'base_price', 'base_price');
+        v_rates.ceiling_price := app.json_money(p_body -> 'ceiling_price', 'ceiling_price');
+    ELSE
+        PERFORM app.refuse(422, 'missing_field', 'fixed_price');
+    END IF;
+
+    -- currency: the operator's settlement currency, whatever letter case; absent or null means it
+    v_value := p_body -> 'currency';
+    IF v_value IS NULL OR jsonb_typeof(v_value) = 'null' THEN
+        v_rates.currency := p_settlement_currency;
+    ELSIF jsonb_typeof(v_value) <> 'string' OR (v_value #>> '{}') !~ '^[A-Za-z]{3}$' THEN
+        PERFORM app.refuse(422, 'invalid_body', 'currency');
+    ELSIF upper(v_value #>> '{}') <> p_settlement_currency THEN
+        PERFORM app.refuse(422, 'currency_is_not_settlement_currency', 'currency');
+    ELSE
+        v_rates.currency := p_settlement_currency;
+    END IF;
+
+    v_rates.min_first_day_price := app.json_money(p_body -> 'min_first_day_price', 'min_first_day_price');
+    v_rates.dynamic := coalesce(app.json_boolean(p_body -> 'dynamic', 'dynamic'), false);
+    v_rates.valid_from := app.json_date(p_body -> 'valid_from', 'valid_from');
+    v_rates.valid_to := app.json_date(p_body -> 'valid_to', 'valid_to');
+
+    IF v_rates.floor_price > v_rates.base_price THEN
+        PERFORM app.refuse(422, 'invalid_price_envelope', 'floor_price');
+    END IF;
+    IF v_rates.base_price > v_rates.ceiling_price THEN
+        PERFORM app.refuse(422, 'invalid_price_envelope', 'ceiling_price');
+    END IF;
+    IF v_rates.min_first_day_price NOT BETWEEN v_rates.floor_price AND v_rates.ceiling_price THEN
+        PERFORM app.refuse(422, 'invalid_first_day_price', 'min_first_day_price');
+    END IF;
+    IF v_rates.valid_to < v_rates.valid_from THEN
+        PERFORM app.refuse(422, 'invalid_validity_window', 'valid_to');
+    END IF;
+    v_rates.channel := 'marketplace';
+    RETURN v_rates;
+END
+$$;
+REVOKE ALL ON FUNCTION app.rates_from_body(jsonb, text) FROM PUBLIC;

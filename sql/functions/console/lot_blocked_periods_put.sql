@@ -1,0 +1,22 @@
+-- The console's closure edit: the same list, rules and answer as PUT /lots/{external_id}/blocked-periods
+-- (without dry run). Owners and managers; an unknown lot is PT422 invalid_parameter.
+CREATE OR REPLACE FUNCTION console.lot_blocked_periods_put(p_external_id text, p_blocked_periods jsonb)
+RETURNS jsonb
+SECURITY DEFINER
+LANGUAGE plpgsql
+SET search_path = ''
+AS $$
+DECLARE
+    v_caller record;
+    v_lot app.lots;
+BEGIN
+    SELECT * INTO v_caller FROM app.console_caller(ARRAY['owner', 'manager'], 'forbidden');
+    SELECT * INTO v_lot FROM app.lots AS l WHERE l.operator_id = v_caller.operator_id AND l.external_id = p_external_id;
+    IF NOT FOUND THEN
+        PERFORM app.refuse(422, 'invalid_parameter', 'p_external_id');
+    END IF;
+    RETURN app.blocked_periods_replace(v_lot, p_blocked_periods);
+END
+$$;
+REVOKE ALL ON FUNCTION console.lot_blocked_periods_put(text, jsonb) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION console.lot_blocked_periods_put(text, jsonb) TO authenticated;
