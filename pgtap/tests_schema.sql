@@ -6,12 +6,13 @@
 -- LOCAL` in the test file would. Everything is PUBLIC: this is a throw-away test database, and a
 -- test acting as `authenticated` or `ingest_gateway` must still reach its helpers.
 --
--- Helpers that make or read data (make_operator, make_user, make_member, issue_credential, and the
+-- Helpers that make or read data (make_operator, make_user, make_member, issue_credential, the
 -- lot helpers put_lot, get_lots, lot, lot_count, listing_status, submit_lot, approve_lot,
--- make_lot_sell) may be called whatever role the test is acting as: they step back to the session
--- user (the superuser running pg_prove), or act as the role the real caller has, for their work and
--- restore the role, the operator context and the PostgREST settings on the way out, so they never
--- change what the test is acting as.
+-- make_lot_sell, the rates and closure helpers put_rates, put_blocked_periods, get_blocked_periods,
+-- and the booking helpers record_booking, update_booking, booking) may be called whatever role the
+-- test is acting as: they step back to the session user (the superuser running pg_prove), or act as
+-- the role the real caller has, for their work and restore the role, the operator context and the
+-- PostgREST settings on the way out, so they never change what the test is acting as.
 --
 -- Names used in the settings, as the code under test reads them:
 --   request.jwt.claims   PostgREST: the verified JWT claims, JSON
@@ -364,9 +365,12 @@ BEGIN
 END
 $$;
 
--- Everything a lot needs besides its content to sell, done the console and platform way: a new
--- owner confirms its zone, accepts the listing agreement and submits it; the payment provider reports
--- the account can pay out; a reviewer approves. Answers the listing status afterwards.
+-- Everything a lot needs besides its lot body to sell, done the API, console and platform way: a
+-- lot without any marketplace envelope gets tests.rates_body() (a price in force whatever the day)
+-- through PUT /lots/{external_id}/rates with a new write_supply credential (a lot that has an envelope
+-- keeps it, in force or not); a new owner confirms its zone, accepts the listing agreement and
+-- submits it; the payment provider reports the account can pay out; a reviewer approves. Answers the
+-- listing status afterwards.
 CREATE FUNCTION tests.make_lot_sell(p_operator uuid, p_external_id text)
 RETURNS jsonb
 LANGUAGE plpgsql
@@ -375,6 +379,11 @@ DECLARE
     v_state jsonb := tests.acting_state();
     v_owner uuid := tests.make_member(p_operator, 'owner');
 BEGIN
+    PERFORM tests.act_as_superuser();
+    IF NOT EXISTS (SELECT FROM app.lot_rates AS r JOIN app.lots AS l ON l.operator_id = r.operator_id AND l.id = r.lot_id
+                    WHERE l.operator_id = p_operator AND l.external_id = p_external_id) THEN
+        PERFORM tests.put_rates(tests.issue_credential(p_operator, ARRAY['write_supply']), p_external_id, tests.rates_body());
+    END IF;
     PERFORM tests.act_as_console_user(v_owner, p_operator);
     PERFORM console.lot_confirm_timezone(p_external_id);
     PERFORM console.account_accept_listing_agreement();
@@ -385,6 +394,155 @@ BEGIN
     PERFORM platform.lot_review_approve(p_operator, p_external_id);
     PERFORM tests.restore_acting_state(v_state);
     RETURN tests.listing_status(p_operator, p_external_id);
+END
+$$;
+
+-- ------------------------------------------------------------------------------------------------
+-- Rates and closures (through the API functions, never by writing tables)
+-- ------------------------------------------------------------------------------------------------
+
+-- A valid rates write body (PUT /lots/{external_id}/rates) as text: the range shape 10.00 / 15.00 /
+-- 20.00 in the operator's settlement currency (no currency key), no validity window, so it is in
+-- force whatever the day. p_overrides merged over it key by key; the keys in p_without then removed.
+CREATE FUNCTION tests.rates_body(p_overrides jsonb DEFAULT '{}', p_without text[] DEFAULT '{}')
+RETURNS text
+LANGUAGE sql
+IMMUTABLE
+AS $$
+    SELECT (('{"floor_price": "10.00", "base_price": "15.00", "ceiling_price": "20.00"}'::jsonb || p_overrides) - p_without)::text;
+$$;
+
+-- PUT /lots/{external_id}/rates the way the gateway calls it: api.lot_rates_put as role
+-- ingest_gateway; answers (status, body). A refusal propagates as raised.
+CREATE FUNCTION tests.put_rates(
+    p_bearer text,
+    p_external_id text,
+    p_body text,
+    p_dry_run boolean DEFAULT false,
+    OUT status integer,
+    OUT body jsonb)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_state jsonb := tests.acting_state();
+BEGIN
+    PERFORM tests.act_as_gateway();
+    SELECT p.status, p.body INTO status, body FROM api.lot_rates_put(p_bearer, p_external_id, p_body, p_dry_run) AS p;
+    PERFORM tests.restore_acting_state(v_state);
+END
+$$;
+
+-- PUT /lots/{external_id}/blocked-periods the way the gateway calls it: api.lot_blocked_periods_put
+-- as role ingest_gateway; answers (status, body). A refusal propagates as raised.
+CREATE FUNCTION tests.put_blocked_periods(
+    p_bearer text,
+    p_external_id text,
+    p_body text,
+    p_dry_run boolean DEFAULT false,
+    OUT status integer,
+    OUT body jsonb)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_state jsonb := tests.acting_state();
+BEGIN
+    PERFORM tests.act_as_gateway();
+    SELECT p.status, p.body INTO status, body FROM api.lot_blocked_periods_put(p_bearer, p_external_id, p_body, p_dry_run) AS p;
+    PERFORM tests.restore_acting_state(v_state);
+END
+$$;
+
+-- GET /lots/{external_id}/blocked-periods the way the gateway calls it: api.lot_blocked_periods_get
+-- as role ingest_gateway; answers (status, body).
+CREATE FUNCTION tests.get_blocked_periods(p_bearer text, p_external_id text, OUT status integer, OUT body jsonb)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_state jsonb := tests.acting_state();
+BEGIN
+    PERFORM tests.act_as_gateway();
+    SELECT g.status, g.body INTO status, body FROM api.lot_blocked_periods_get(p_bearer, p_external_id) AS g;
+    PERFORM tests.restore_acting_state(v_state);
+END
+$$;
+
+-- ------------------------------------------------------------------------------------------------
+-- Bookings (through the platform functions, never by writing tables)
+-- ------------------------------------------------------------------------------------------------
+
+-- A complete, valid booking for platform.booking_record on lot p_lot_external_id: every key but
+-- reference (generated), each in its stored form. A confirmed, paid three-day marketplace stay
+-- 2026-03-10T08:00:00 → 2026-03-13T18:30:00. p_overrides merged over it key by key (a JSON null
+-- stays a null member); the keys in p_without then removed.
+CREATE FUNCTION tests.booking_body(p_lot_external_id text, p_overrides jsonb DEFAULT '{}', p_without text[] DEFAULT '{}')
+RETURNS jsonb
+LANGUAGE sql
+IMMUTABLE
+AS $$
+    SELECT (jsonb_build_object(
+        'external_reference', 'OPS-1001',
+        'lot_external_id', p_lot_external_id,
+        'check_in_local', '2026-03-10T08:00:00',
+        'check_out_local', '2026-03-13T18:30:00',
+        'parking_days', 4,
+        'status', 'confirmed',
+        'payment_status', 'paid',
+        'currency', 'EUR',
+        'total', '48.50',
+        'channel', 'marketplace',
+        'flight_number', 'BA1234',
+        'customer', jsonb_build_object('first_name', 'Ada', 'last_name', 'Lovelace',
+                                       'email', 'ada@example.test', 'phone', '+44 20 7946 0000'),
+        'vehicle_plates', jsonb_build_array('AB12 CDE'))
+        || p_overrides) - p_without;
+$$;
+
+-- A booking recorded the platform's way: platform.booking_record as role platform_service; answers
+-- its reference. A refusal propagates as raised.
+CREATE FUNCTION tests.record_booking(p_operator uuid, p_booking jsonb)
+RETURNS text
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_state jsonb := tests.acting_state();
+    v_reference text;
+BEGIN
+    PERFORM tests.act_as_superuser();
+    PERFORM set_config('role', 'platform_service', true);
+    v_reference := platform.booking_record(p_operator, p_booking);
+    PERFORM tests.restore_acting_state(v_state);
+    RETURN v_reference;
+END
+$$;
+
+-- A booking changed the platform's way: platform.booking_update as role platform_service.
+CREATE FUNCTION tests.update_booking(p_operator uuid, p_reference text, p_changes jsonb)
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_state jsonb := tests.acting_state();
+BEGIN
+    PERFORM tests.act_as_superuser();
+    PERFORM set_config('role', 'platform_service', true);
+    PERFORM platform.booking_update(p_operator, p_reference, p_changes);
+    PERFORM tests.restore_acting_state(v_state);
+END
+$$;
+
+-- The stored row of an operator's booking, read as the superuser; a row of nulls when there is none.
+CREATE FUNCTION tests.booking(p_operator uuid, p_reference text)
+RETURNS app.bookings
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_state jsonb := tests.acting_state();
+    v_booking app.bookings;
+BEGIN
+    PERFORM tests.act_as_superuser();
+    SELECT * INTO v_booking FROM app.bookings AS b WHERE b.operator_id = p_operator AND b.reference = p_reference;
+    PERFORM tests.restore_acting_state(v_state);
+    RETURN v_booking;
 END
 $$;
 

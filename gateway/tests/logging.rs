@@ -2,9 +2,11 @@
 //! null), method, route template (or null), status, duration_ms. Never a secret, never the
 //! Authorization header, not even on a 401.
 //!
-//! Each write (PUT /lots/{external_id}, dry runs included) writes a second line: request_id,
-//! key_id, route, result, the changed field names (never values), review_voided, dry_run. A
-//! refused write writes the request line only.
+//! Each write (the three PUT routes, dry runs included) writes a second line: request_id, key_id,
+//! route, result, review_voided, dry_run, and what it did without a value: the changed field names
+//! for a lot, the changed names and envelope_widened for rates, the added and removed counts for a
+//! closure list. A refused write, and a read, write the request line only. No line carries a
+//! price, a reason or any other value.
 
 mod common;
 
@@ -13,6 +15,7 @@ use http::Method;
 use serde_json::{json, Value};
 
 use common::lots::{full_lot, minimal_lot, ALL_CHANGED};
+use common::supply::{closures, period, range, ALL_RATES_CHANGED};
 use common::{header_map, TestApp, TestResponse};
 
 /// The keys of a request line (a 5xx adds `cause`).
@@ -247,14 +250,16 @@ async fn a_write_writes_a_request_line_and_a_write_line_naming_what_it_did() {
     let response = app.put_lot(&credential, "harbour-1", &body).await;
     assert_write_lines(&app, &response, key_id, "unchanged", &[], false, false);
 
-    // A reviewed change of a lot under review voids it, and the line says so.
+    // A reviewed change of a lot under review voids it, and the line says so. (A price in force is
+    // a listing requirement: its write adds two lines of its own.)
+    app.put_rates_expecting(&credential, "harbour-1", &json!({ "fixed_price": "20.00" }), 201).await;
     app.submit_for_review(&operator, "harbour-1").await;
     body["city"] = json!("Lisboa");
     let response = app.put_lot(&credential, "harbour-1", &body).await;
     assert_eq!(response.json()["listing_review_superseded"], true);
     assert_write_lines(&app, &response, key_id, "updated", &["city"], true, false);
 
-    assert_eq!(app.logs().len(), 8, "two lines per write and nothing else");
+    assert_eq!(app.logs().len(), 10, "two lines per write and nothing else");
 }
 
 #[tokio::test]
@@ -268,6 +273,7 @@ async fn a_dry_runs_write_line_is_marked_dry_run() {
     assert_write_lines(&app, &response, key_id, "created", &ALL_CHANGED, false, true);
 
     app.put_lot_expecting(&credential, "harbour-1", &full_lot(&operator), 201).await;
+    app.put_rates_expecting(&credential, "harbour-1", &json!({ "fixed_price": "20.00" }), 201).await;
     app.submit_for_review(&operator, "harbour-1").await;
     let mut body = full_lot(&operator);
     body["name"] = json!("Renamed");
@@ -347,5 +353,236 @@ async fn no_line_carries_a_value_of_the_lot() {
         }
         assert!(!text.contains("lot-media"), "{text}");
         assert!(!text.contains(&credential.secret), "{text}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The routes under a lot
+// ---------------------------------------------------------------------------------------------
+
+/// The keys of a rates write line.
+const RATES_WRITE_KEYS: [&str; 11] = [
+    "changed",
+    "dry_run",
+    "envelope_widened",
+    "key_id",
+    "level",
+    "message",
+    "request_id",
+    "result",
+    "review_voided",
+    "route",
+    "timestamp",
+];
+
+/// The keys of a closure write line: counts, never `changed`.
+const CLOSURES_WRITE_KEYS: [&str; 11] = [
+    "added",
+    "dry_run",
+    "key_id",
+    "level",
+    "message",
+    "removed",
+    "request_id",
+    "result",
+    "review_voided",
+    "route",
+    "timestamp",
+];
+
+/// The write line of a PUT on `route` (after its request line), with exactly `keys` and the fields
+/// every write line shares.
+fn write_line(app: &TestApp, response: &TestResponse, route: &str, key_id: &str, keys: &[&str]) -> Value {
+    let lines = app.lines_of(response);
+    assert_eq!(lines.len(), 2, "a request line and a write line: {lines:?}");
+    assert_line(&lines[0], response, "PUT", Some(route), Some(key_id));
+    let write = lines[1].clone();
+    let mut names: Vec<&str> = write.as_object().expect("a JSON object").keys().map(String::as_str).collect();
+    names.sort_unstable();
+    assert_eq!(names, keys, "the write line's keys: {write}");
+    assert_eq!(write["message"], "write");
+    assert_eq!(write["level"], "INFO");
+    assert_eq!(write["request_id"], response.request_id());
+    assert_eq!(write["key_id"], key_id);
+    assert_eq!(write["route"], route);
+    write
+}
+
+#[tokio::test]
+async fn a_rates_write_line_carries_changed_envelope_widened_and_review_voided_false() {
+    let app = TestApp::spawn().await;
+    let (operator, credential) = app.operator_with_credential().await;
+    let key_id = credential.key_id.as_str();
+    let route = "/lots/{external_id}/rates";
+    app.put_lot_expecting(&credential, "harbour-1", &full_lot(&operator), 201).await;
+    let summary = |line: &Value| {
+        (
+            line["result"].clone(),
+            line["changed"].clone(),
+            line["envelope_widened"].clone(),
+            line["review_voided"].clone(),
+            line["dry_run"].clone(),
+        )
+    };
+
+    let response = app.put_rates(&credential, "harbour-1", "dry_run=true", &range("10", "20", "30")).await;
+    assert_eq!(response.status, 200);
+    let line = write_line(&app, &response, route, key_id, &RATES_WRITE_KEYS);
+    assert_eq!(summary(&line), (json!("created"), json!(ALL_RATES_CHANGED), json!(true), json!(false), json!(true)));
+
+    let response = app.put_rates(&credential, "harbour-1", "", &range("10", "20", "30")).await;
+    assert_eq!(response.status, 201);
+    let line = write_line(&app, &response, route, key_id, &RATES_WRITE_KEYS);
+    assert_eq!(summary(&line), (json!("created"), json!(ALL_RATES_CHANGED), json!(true), json!(false), json!(false)));
+
+    let response = app.put_rates(&credential, "harbour-1", "", &range("12", "20", "30")).await;
+    let line = write_line(&app, &response, route, key_id, &RATES_WRITE_KEYS);
+    assert_eq!(summary(&line), (json!("updated"), json!(["floor_price"]), json!(false), json!(false), json!(false)));
+
+    let response = app.put_rates(&credential, "harbour-1", "", &range("12", "20", "30")).await;
+    let line = write_line(&app, &response, route, key_id, &RATES_WRITE_KEYS);
+    assert_eq!(summary(&line), (json!("unchanged"), json!([]), json!(false), json!(false), json!(false)));
+
+    // Under an approved review, a widening voids nothing: the line says it widened, not voided.
+    app.submit_for_review(&operator, "harbour-1").await;
+    app.approve_review(&operator, "harbour-1").await;
+    let response = app.put_rates(&credential, "harbour-1", "", &range("5", "20", "30")).await;
+    let line = write_line(&app, &response, route, key_id, &RATES_WRITE_KEYS);
+    assert_eq!(summary(&line), (json!("updated"), json!(["floor_price"]), json!(true), json!(false), json!(false)));
+    let response = app.put_rates(&credential, "harbour-1", "dry_run=true", &range("5", "20", "40")).await;
+    let line = write_line(&app, &response, route, key_id, &RATES_WRITE_KEYS);
+    assert_eq!(summary(&line), (json!("updated"), json!(["ceiling_price"]), json!(true), json!(false), json!(true)));
+}
+
+#[tokio::test]
+async fn a_closures_write_line_carries_the_added_and_removed_counts_and_no_changed() {
+    let app = TestApp::spawn().await;
+    let (_operator, credential) = app.operator_with_credential().await;
+    let key_id = credential.key_id.as_str();
+    let route = "/lots/{external_id}/blocked-periods";
+    app.put_lot_expecting(&credential, "harbour-1", &minimal_lot("Harbour"), 201).await;
+    let summary = |line: &Value| {
+        (
+            line["result"].clone(),
+            line["added"].clone(),
+            line["removed"].clone(),
+            line["review_voided"].clone(),
+            line["dry_run"].clone(),
+        )
+    };
+    let two = closures(&[period("2026-01-01", "2026-01-02", Some("A")), period("2026-02-01", "2026-02-02", None)]);
+
+    let response = app.put_closures(&credential, "harbour-1", "dry_run=true", &two).await;
+    assert_eq!(response.status, 200);
+    let line = write_line(&app, &response, route, key_id, &CLOSURES_WRITE_KEYS);
+    assert_eq!(summary(&line), (json!("created"), json!(2), json!(0), json!(false), json!(true)));
+
+    let response = app.put_closures(&credential, "harbour-1", "", &two).await;
+    assert_eq!(response.status, 201);
+    let line = write_line(&app, &response, route, key_id, &CLOSURES_WRITE_KEYS);
+    assert_eq!(summary(&line), (json!("created"), json!(2), json!(0), json!(false), json!(false)));
+
+    let one = closures(&[period("2026-03-01", "2026-03-02", None)]);
+    let response = app.put_closures(&credential, "harbour-1", "", &one).await;
+    let line = write_line(&app, &response, route, key_id, &CLOSURES_WRITE_KEYS);
+    assert_eq!(summary(&line), (json!("updated"), json!(1), json!(2), json!(false), json!(false)));
+
+    let response = app.put_closures(&credential, "harbour-1", "", &one).await;
+    let line = write_line(&app, &response, route, key_id, &CLOSURES_WRITE_KEYS);
+    assert_eq!(summary(&line), (json!("unchanged"), json!(0), json!(0), json!(false), json!(false)));
+
+    let response = app.put_closures(&credential, "harbour-1", "dry_run=true", &closures(&[])).await;
+    let line = write_line(&app, &response, route, key_id, &CLOSURES_WRITE_KEYS);
+    assert_eq!(summary(&line), (json!("updated"), json!(0), json!(1), json!(false), json!(true)));
+
+    // A read writes its request line only.
+    let response = app.get_closures(&credential, "harbour-1", "").await;
+    let lines = app.lines_of(&response);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert_line(&lines[0], &response, "GET", Some(route), Some(key_id));
+}
+
+#[tokio::test]
+async fn a_refused_write_under_a_lot_writes_only_the_request_line() {
+    let app = TestApp::spawn().await;
+    let (_operator, credential) = app.operator_with_credential().await;
+    app.put_lot_expecting(&credential, "harbour-1", &minimal_lot("Harbour"), 201).await;
+    let bearer = credential.bearer();
+    let text = [("authorization", bearer.as_str()), ("content-type", "text/plain")];
+
+    let refusals: Vec<(TestResponse, u16)> = vec![
+        (app.put_rates(&credential, "harbour-1", "", &json!({ "fixed_price": "12.345" })).await, 422),
+        (app.put_rates(&credential, "nope", "", &range("10", "20", "30")).await, 401),
+        (app.put_rates(&credential, "harbour-1", "dry_run=1", &range("10", "20", "30")).await, 422),
+        (app.request(Method::PUT, "/v1/lots/harbour-1/rates", header_map(&text), "{}").await, 415),
+        (
+            app.put_closures(&credential, "harbour-1", "", &closures(&[period("2026-01-02", "2026-01-01", None)]))
+                .await,
+            422,
+        ),
+        (app.put_closures(&credential, "", "dry_run=true", &closures(&[])).await, 401),
+        (app.request(Method::POST, "/v1/lots/harbour-1/blocked-periods", header_map(&text), "{}").await, 405),
+    ];
+    for (response, status) in &refusals {
+        assert_eq!(response.status.as_u16(), *status, "{}", String::from_utf8_lossy(&response.body));
+        let lines = app.lines_of(response);
+        assert_eq!(lines.len(), 1, "only the request line: {lines:?}");
+        assert_eq!(lines[0]["message"], "request");
+        assert_eq!(lines[0]["status"], *status);
+    }
+    // The empty id is the route's (its template is logged), refused as a lot not the caller's.
+    assert_line(
+        &app.lines_of(&refusals[5].0)[0],
+        &refusals[5].0,
+        "PUT",
+        Some("/lots/{external_id}/blocked-periods"),
+        Some(&credential.key_id),
+    );
+}
+
+#[tokio::test]
+async fn no_line_carries_a_price_or_a_reason() {
+    let app = TestApp::spawn().await;
+    let (_operator, credential) = app.operator_with_credential().await;
+    let external_id = "zz-opaque-lot-4d2";
+    let reason = "Quokka-resurfacing-behind-kiosk-91";
+    let prices = ["76543.21", "76543.25", "76549.99", "76544.44"];
+    app.put_lot_expecting(&credential, external_id, &minimal_lot("Harbour"), 201).await;
+    let before = app.logs().len();
+
+    let mut rates = range(prices[0], prices[1], prices[2]);
+    rates["min_first_day_price"] = json!(prices[3]);
+    app.put_rates(&credential, external_id, "dry_run=true", &rates).await;
+    app.put_rates_expecting(&credential, external_id, &rates, 201).await;
+    app.put_rates(&credential, external_id, "", &json!({ "fixed_price": "76543.219" })).await.assert_error(
+        422,
+        "invalid_body",
+        Some("fixed_price"),
+    );
+    app.put_rates(&credential, "nope", "", &rates).await;
+    let listed = app.all_lots(&credential).await;
+    assert_eq!(listed[0]["rates"]["base_price"], prices[1]);
+
+    let list = closures(&[
+        period("2026-01-01", "2026-01-02", Some(reason)),
+        period("2026-02-01", "2026-02-02", Some(&format!("{reason}-2"))),
+    ]);
+    app.put_closures(&credential, external_id, "dry_run=true", &list).await;
+    app.put_closures(&credential, external_id, "", &list).await;
+    app.get_closures(&credential, external_id, "").await;
+    let refused = closures(&[period("2026-01-01", "2026-01-02", Some(&format!("{reason}{}", "x".repeat(200))))]);
+    app.put_closures(&credential, external_id, "", &refused).await.assert_error(
+        422,
+        "invalid_blocked_periods",
+        Some("blocked_periods[0].reason"),
+    );
+
+    let lines = app.logs();
+    assert!(lines.len() > before + 10, "{lines:?}");
+    for line in &lines {
+        let text = line.to_string();
+        for value in prices.iter().copied().chain(["76543.219", "76543.2", reason, external_id, "2026-01-01"]) {
+            assert!(!text.contains(value), "{value:?} leaked into {text}");
+        }
     }
 }

@@ -146,6 +146,8 @@ async fn a_reviewed_change_voids_a_pending_review_and_an_online_bookable_change_
     let app = TestApp::spawn().await;
     let (operator, credential) = writer(&app).await;
     app.put_lot_expecting(&credential, "harbour-1", &full_lot(&operator), 201).await;
+    // A price in force is a listing requirement too.
+    app.put_rates_expecting(&credential, "harbour-1", &json!({ "fixed_price": "20.00" }), 201).await;
     app.submit_for_review(&operator, "harbour-1").await;
     app.approve_review(&operator, "harbour-1").await;
 
@@ -219,6 +221,7 @@ async fn a_dry_run_reports_a_review_it_would_void_without_voiding_it() {
     let app = TestApp::spawn().await;
     let (operator, credential) = writer(&app).await;
     app.put_lot_expecting(&credential, "harbour-1", &full_lot(&operator), 201).await;
+    app.put_rates_expecting(&credential, "harbour-1", &json!({ "fixed_price": "20.00" }), 201).await;
     app.submit_for_review(&operator, "harbour-1").await;
 
     let mut body = full_lot(&operator);

@@ -1,6 +1,7 @@
 //! GET /lots: keyset paging on external_id in byte order (`after`, `limit` 1-200, default 50,
 //! `next_after` the last id when the page is full, else null), each entry the Lot read form plus
-//! `rates` (null until the rates route lands), only the caller's own lots, and the query refusals.
+//! `rates` (null while the lot has no envelope; `rates.rs` lists one), only the caller's own lots,
+//! and the query refusals.
 
 mod common;
 

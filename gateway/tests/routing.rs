@@ -16,8 +16,10 @@ async fn unknown_paths_answer_404_not_found() {
     let app = TestApp::spawn().await;
     let (_operator, credential) = app.operator_with_credential().await;
     let bearer = credential.bearer();
-    // The spec routes of later issues are unknown until they land (no placeholder answers).
-    // (/v1/lots/ is the lot route with an empty id, not an unknown path: lots.rs covers it.)
+    // The spec routes of later issues are unknown until they land (no placeholder answers):
+    // /v1/bookings. (/v1/lots/ is the lot route with an empty id, and /v1/lots//rates the rates
+    // route with one, not unknown paths: lots.rs and unauthorized.rs cover them.) Under a lot only
+    // `rates` and `blocked-periods` exist, exactly so spelled, without a trailing slash.
     let paths = [
         "/",
         "/v1",
@@ -33,6 +35,12 @@ async fn unknown_paths_answer_404_not_found() {
         "/v1/ping%20",
         "/v1/lots/abc/",
         "/v1/lots/abc/nope",
+        "/v1/lots/abc/rates/",
+        "/v1/lots/abc/Rates",
+        "/v1/lots/abc/blocked-periods/",
+        "/v1/lots/abc/blocked_periods",
+        "/v1/lots/a/b/rates",
+        "/v1/lots/abc/rates/x",
         "/v1/bookings",
     ];
     for path in paths {

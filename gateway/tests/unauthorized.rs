@@ -1,35 +1,22 @@
-//! The uniform 401: every credential refusal /ping can reach answers the same status, the same
-//! bytes and the same headers; only X-Request-Id (and Date) differ.
+//! The uniform 401: every credential refusal answers the same status, the same bytes and the same
+//! headers; only X-Request-Id (and Date) differ.
 //!
 //! The spec lists six causes. Reachable through /ping and covered here: no or an unparseable header
 //! (1), unknown key_id (2), wrong secret (3), revoked, expired, operator suspended (4). Missing scope
-//! (5) through GET /lots (read_supply) and PUT /lots/{external_id} (write_supply). An external_id
-//! that is not the caller's lot (6) needs the routes under an existing lot (rates, blocked periods):
-//! they arrive with later issues and belong in this file then.
+//! (5) through GET /lots (read_supply), PUT /lots/{external_id} (write_supply), and the routes under
+//! a lot. An external_id that is not one of the caller's lots (6) on the routes under an existing
+//! lot (PUT rates, GET and PUT blocked-periods): unknown, another operator's, too long, empty or
+//! not UTF-8; answered before the body is looked at.
 
 mod common;
 
 use http::header::{HeaderMap, HeaderValue, AUTHORIZATION};
 use http::Method;
+use serde_json::{json, Value};
 
-use common::{Credential, Operator, TestApp, TestResponse};
-
-const BODY: &[u8] = br#"{"error":"unauthorized"}"#;
-
-/// Exactly these headers, with these values where they are fixed.
-fn assert_uniform_401(response: &TestResponse) {
-    assert_eq!(response.status, 401);
-    assert_eq!(&response.body[..], BODY, "byte-identical body, got {:?}", response.text());
-    assert_eq!(
-        response.header_names(),
-        ["content-length", "content-type", "date", "www-authenticate", "x-request-id"],
-        "exactly the uniform header set"
-    );
-    assert_eq!(response.header("content-type"), Some("application/json"));
-    assert_eq!(response.header("www-authenticate"), Some("Bearer"));
-    assert_eq!(response.header("content-length"), Some(BODY.len().to_string().as_str()));
-    response.request_id();
-}
+use common::lots::{json_headers, minimal_lot};
+use common::supply::{closures, period, range, under_lot};
+use common::{assert_uniform_401, comparable, header_map, Credential, Operator, TestApp, TestResponse};
 
 /// 64 lowercase hex characters that are nobody's secret.
 fn other_secret() -> String {
@@ -194,16 +181,6 @@ async fn every_cause_answers_identical_bytes_and_headers_but_the_request_id() {
         ("suspended", app.ping(Some(&suspended.bearer())).await),
     ];
 
-    let comparable = |response: &TestResponse| {
-        let mut headers: Vec<(String, Vec<u8>)> = response
-            .headers
-            .iter()
-            .filter(|(name, _)| *name != "x-request-id" && *name != "date")
-            .map(|(name, value)| (name.to_string(), value.as_bytes().to_vec()))
-            .collect();
-        headers.sort();
-        (response.status, headers, response.body.clone())
-    };
     let (_, first) = &responses[0];
     for (cause, response) in &responses {
         assert_uniform_401(response);
@@ -246,4 +223,164 @@ async fn a_credential_without_the_routes_scope_answers_the_uniform_401() {
     assert_uniform_401(&put_lot(&app, &reader, "").await);
     assert_uniform_401(&put_lot(&app, &reader, "?dry_run=true").await);
     assert_uniform_401(&put_lot(&app, &bookings, "").await);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The sixth cause: routes under an existing lot
+// ---------------------------------------------------------------------------------------------
+
+/// The three routes under a lot, each with a body it would accept for a lot of the caller's
+/// (None for the GET): (method, tail, body).
+fn routes_under_a_lot() -> [(Method, &'static str, Option<Value>); 3] {
+    [
+        (Method::PUT, "rates", Some(range("10.00", "20.00", "30.00"))),
+        (Method::GET, "blocked-periods", None),
+        (Method::PUT, "blocked-periods", Some(closures(&[period("2026-03-01", "2026-03-02", None)]))),
+    ]
+}
+
+async fn under_lot_request(
+    app: &TestApp,
+    credential: &Credential,
+    method: &Method,
+    path: &str,
+    body: Option<&Value>,
+) -> TestResponse {
+    match body {
+        Some(body) => app.request(method.clone(), path, json_headers(credential), body.to_string()).await,
+        None => app.request(method.clone(), path, header_map(&[("authorization", &credential.bearer())]), "").await,
+    }
+}
+
+/// An operator holding the lot `mine` (through PUT /lots), with an every-scope credential.
+async fn operator_with_a_lot(app: &TestApp) -> (Operator, Credential) {
+    let (operator, credential) = working_credential(app).await;
+    app.put_lot_expecting(&credential, "mine", &minimal_lot("Mine"), 201).await;
+    (operator, credential)
+}
+
+#[tokio::test]
+async fn an_id_that_is_not_one_of_the_callers_lots_answers_the_uniform_401_on_every_route_under_a_lot() {
+    let app = TestApp::spawn().await;
+    let (_operator, credential) = operator_with_a_lot(&app).await;
+    let (_other, other_credential) = working_credential(&app).await;
+    app.put_lot_expecting(&other_credential, "theirs", &minimal_lot("Theirs"), 201).await;
+
+    // A bad-credential 401 of the same route is the reference the lot refusals must equal.
+    let reference = app.request(Method::GET, "/v1/lots/mine/blocked-periods", header_map(&[]), "").await;
+    assert_uniform_401(&reference);
+    let wrong_secret = format!("Bearer {}.{}", credential.key_id, other_secret());
+    let wrong = app
+        .request(
+            Method::PUT,
+            "/v1/lots/mine/rates",
+            header_map(&[("authorization", &wrong_secret), ("content-type", "application/json")]),
+            "{}",
+        )
+        .await;
+    assert_eq!(comparable(&wrong), comparable(&reference));
+
+    let too_long = "x".repeat(201);
+    let segments = [
+        ("unknown", "nope"),
+        ("another operator's", "theirs"),
+        ("201 characters", too_long.as_str()),
+        ("empty", ""),
+        ("not UTF-8", "%FF"),
+        ("case differs", "MINE"),
+        ("encoded differently but another id", "mine%20"),
+    ];
+    for (method, tail, body) in routes_under_a_lot() {
+        for (what, segment) in segments {
+            for query in ["", "dry_run=true"] {
+                if method == Method::GET && !query.is_empty() {
+                    continue;
+                }
+                let path = under_lot(segment, tail, query);
+                let response = under_lot_request(&app, &credential, &method, &path, body.as_ref()).await;
+                assert_uniform_401(&response);
+                assert_eq!(comparable(&response), comparable(&reference), "{method} {path} ({what})");
+            }
+        }
+        // The caller's own lot is served (the credential and the body are good).
+        let path = under_lot("mine", tail, "");
+        let response = under_lot_request(&app, &credential, &method, &path, body.as_ref()).await;
+        assert!(response.status.is_success(), "{method} {path}: {} {}", response.status, response.text());
+    }
+    // The other operator's lot was not touched.
+    let response = app.get("/v1/lots/theirs/blocked-periods", &[("authorization", &other_credential.bearer())]).await;
+    assert_eq!(response.json(), json!({ "external_id": "theirs", "blocked_periods": [] }));
+    assert_eq!(app.listed_rates(&other_credential, "theirs").await, Value::Null);
+}
+
+#[tokio::test]
+async fn the_lot_is_checked_before_the_body_so_a_bad_body_for_a_lot_not_the_callers_is_still_401() {
+    let app = TestApp::spawn().await;
+    let (_operator, credential) = operator_with_a_lot(&app).await;
+    let (_other, other_credential) = working_credential(&app).await;
+    app.put_lot_expecting(&other_credential, "theirs", &minimal_lot("Theirs"), 201).await;
+
+    let bad_bodies: [(&str, &[u8]); 8] = [
+        ("not JSON", b"["),
+        ("an array", b"[]"),
+        ("empty object", b"{}"),
+        ("unknown key", br#"{"colour":1}"#),
+        ("three decimals", br#"{"fixed_price":"12.345"}"#),
+        ("not a list", br#"{"blocked_periods":"x"}"#),
+        ("not UTF-8", b"{\"reason\":\"caf\xe9\"}"),
+        ("empty", b""),
+    ];
+    for tail in ["rates", "blocked-periods"] {
+        for (what, body) in bad_bodies {
+            for segment in ["nope", "theirs", ""] {
+                let response = app
+                    .request(Method::PUT, &under_lot(segment, tail, ""), json_headers(&credential), body.to_vec())
+                    .await;
+                assert_uniform_401(&response);
+            }
+            // The same body for the caller's own lot is refused for what it is.
+            let response =
+                app.request(Method::PUT, &under_lot("mine", tail, ""), json_headers(&credential), body.to_vec()).await;
+            assert_eq!(response.status, 422, "{tail} {what}: {}", response.text());
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_credential_without_the_routes_scope_answers_the_uniform_401_on_the_routes_under_a_lot() {
+    let app = TestApp::spawn().await;
+    let (operator, owner) = operator_with_a_lot(&app).await;
+    let reader = app.issue(&operator, &["read_supply"], None).await;
+    let writer = app.issue(&operator, &["write_supply"], None).await;
+    let bookings = app.issue(&operator, &["read_bookings"], None).await;
+    let [rates, get_closures, put_closures] = routes_under_a_lot();
+
+    // read_supply reads the list, and writes nothing.
+    let response = under_lot_request(&app, &reader, &get_closures.0, "/v1/lots/mine/blocked-periods", None).await;
+    assert_eq!(response.status, 200);
+    for (method, tail, body) in [&rates, &put_closures] {
+        for query in ["", "dry_run=true"] {
+            let path = under_lot("mine", tail, query);
+            assert_uniform_401(&under_lot_request(&app, &reader, method, &path, body.as_ref()).await);
+            // Without the scope the body is never looked at.
+            let response = app.request(method.clone(), &path, json_headers(&reader), "[").await;
+            assert_uniform_401(&response);
+        }
+    }
+    // write_supply writes, and does not read the list.
+    assert_uniform_401(&under_lot_request(&app, &writer, &get_closures.0, "/v1/lots/mine/blocked-periods", None).await);
+    // read_bookings does neither.
+    for (method, tail, body) in [&rates, &get_closures, &put_closures] {
+        assert_uniform_401(
+            &under_lot_request(&app, &bookings, method, &under_lot("mine", tail, ""), body.as_ref()).await,
+        );
+    }
+    // Nothing the refused requests carried was stored; the writer's own writes are.
+    assert_eq!(app.listed_rates(&owner, "mine").await, Value::Null);
+    assert_eq!(app.closure_list(&owner, "mine").await, json!([]));
+    for (method, tail, body) in [&rates, &put_closures] {
+        let response = under_lot_request(&app, &writer, method, &under_lot("mine", tail, ""), body.as_ref()).await;
+        assert_eq!(response.status, 201, "{tail}: {}", response.text());
+    }
+    assert_eq!(app.closure_list(&reader, "mine").await.as_array().map(Vec::len), Some(1));
 }

@@ -2,19 +2,26 @@
 -- every function runs) sees and writes only the rows of the operator in context. The checks run over
 -- tests.tenant_tables(), so a new tenant table without RLS, or without fixture rows here, fails.
 BEGIN;
-SELECT plan(21);
+SELECT plan(23);
 
--- Fixture: operators A and B, each with members of every role, two credentials and two lots --------
+-- Fixture: operators A and B, each with members of every role, two credentials and two lots, each
+-- lot with a price envelope, a closure and a booking ------------------------------------------------
 
 CREATE TEMP TABLE fx AS
 SELECT tests.make_operator('Operator A') AS a, tests.make_operator('Operator B') AS b;
 GRANT SELECT ON fx TO PUBLIC;
 CREATE TEMP TABLE fixture AS
-SELECT tests.make_member(o, r) AS member, tests.issue_credential(o) AS bearer,
+SELECT o AS operator, tests.make_member(o, r) AS member, tests.issue_credential(o) AS bearer,
        tests.issue_credential(o, ARRAY['read_bookings'], 30) AS read_only_bearer
   FROM fx CROSS JOIN LATERAL (VALUES (fx.a), (fx.b)) AS x(o) CROSS JOIN (VALUES ('manager'), ('staff')) AS y(r);
 CREATE TEMP TABLE lots_made AS
 SELECT (tests.put_lot(bearer, 'lot ' || md5(bearer), tests.lot_body())).status FROM fixture;
+CREATE TEMP TABLE lot_parts_made AS
+SELECT (tests.put_rates(bearer, 'lot ' || md5(bearer), tests.rates_body())).status AS rates,
+       (tests.put_blocked_periods(bearer, 'lot ' || md5(bearer),
+                                  '{"blocked_periods": [{"starts_on": "2026-03-01", "ends_on": "2026-03-31"}]}')).status AS closures,
+       tests.record_booking(operator, tests.booking_body('lot ' || md5(bearer))) AS booking
+  FROM fixture;
 CREATE TEMP TABLE b_key AS
 SELECT min(key_id) AS key_id FROM app.api_credentials WHERE operator_id = (SELECT b FROM fx);
 GRANT SELECT ON b_key TO PUBLIC;
@@ -44,6 +51,9 @@ END
 $$;
 
 SELECT is((SELECT array_agg(status) FROM lots_made), ARRAY[201, 201, 201, 201], 'the fixture: each operator''s two lots are created');
+SELECT is((SELECT array_agg(ARRAY[rates, closures] ORDER BY booking) FROM lot_parts_made), ARRAY[ARRAY[201, 201], ARRAY[201, 201], ARRAY[201, 201], ARRAY[201, 201]],
+          'the fixture: each lot gets a price envelope and a closure list (both created)');
+SELECT is((SELECT count(DISTINCT booking) FROM lot_parts_made), 4::bigint, 'the fixture: each lot takes a booking');
 
 -- Every tenant table is protected --------------------------------------------------------------------
 

@@ -5,7 +5,7 @@
 -- confirmation a zone change withdraws; the selling rule; the listing agreement; and who may call
 -- each console function.
 BEGIN;
-SELECT plan(139);
+SELECT plan(144);
 
 CREATE TEMP TABLE fx AS
 SELECT a, b, tests.issue_credential(a, ARRAY['write_supply']) AS bearer,
@@ -55,13 +55,14 @@ BEGIN
 END
 $$;
 
--- Lot `rv` put back to the test body, submitted and approved, then PUT with p_overrides: its
+-- Lot `rv` put back to the test body with the test price envelope, submitted and approved, then PUT with p_overrides: its
 -- listing_review_superseded and its review state afterwards, as e.g. 'true superseded'.
 CREATE FUNCTION pg_temp.after_approved_put(p_overrides jsonb, p_without text[] DEFAULT '{}')
 RETURNS text
 LANGUAGE sql
 AS $$
     SELECT NULL FROM pg_temp.put('rv', tests.lot_body());
+    SELECT NULL FROM fx, tests.put_rates(fx.bearer, 'rv', tests.rates_body());
     SELECT tests.submit_lot(a, 'rv') FROM fx WHERE (tests.lot(fx.a, 'rv')).review_state <> 'approved';
     SELECT tests.approve_lot(a, 'rv') FROM fx WHERE (tests.lot(fx.a, 'rv')).review_state = 'pending';
     SELECT (p.body ->> 'listing_review_superseded') || ' ' || (tests.lot(fx.a, 'rv')).review_state
@@ -73,18 +74,26 @@ $$;
 SELECT is((SELECT status FROM pg_temp.put('req', tests.minimal_lot_body())), 201, 'the fixture: a lot of the required fields alone is created');
 SELECT is(pg_temp.status('req'),
           '{"review_state": "draft", "timezone_confirmed": false, "online_bookable": true, "selling": false,
-            "unmet": ["lot_capacity", "lot_map_pin", "lot_city_country", "lot_arrival_guidance", "lot_hero_image"]}'::jsonb,
+            "unmet": ["lot_capacity", "lot_price_in_force", "lot_map_pin", "lot_city_country", "lot_arrival_guidance", "lot_hero_image"]}'::jsonb,
           'a new lot is a draft, its zone unconfirmed, not selling, every content requirement unmet (in order)');
 
 -- Submitting: refused while a content requirement is unmet --------------------------------------------------------
 
-SELECT pg_temp.submit_refused('lot_capacity,lot_map_pin,lot_city_country,lot_arrival_guidance,lot_hero_image',
+SELECT pg_temp.submit_refused('lot_capacity,lot_price_in_force,lot_map_pin,lot_city_country,lot_arrival_guidance,lot_hero_image',
                               'submitting a bare lot is refused with every unmet requirement, comma-separated, in order');
 SELECT is(pg_temp.unmet_with(tests.minimal_lot_body('{"capacity": 0}')),
-          ARRAY['lot_capacity', 'lot_map_pin', 'lot_city_country', 'lot_arrival_guidance', 'lot_hero_image'], 'capacity 0 does not meet lot_capacity');
+          ARRAY['lot_capacity', 'lot_price_in_force', 'lot_map_pin', 'lot_city_country', 'lot_arrival_guidance', 'lot_hero_image'],
+          'capacity 0 does not meet lot_capacity');
 SELECT is(pg_temp.unmet_with(tests.minimal_lot_body('{"capacity": 1}')),
-          ARRAY['lot_map_pin', 'lot_city_country', 'lot_arrival_guidance', 'lot_hero_image'], 'capacity 1 meets lot_capacity');
-SELECT pg_temp.submit_refused('lot_map_pin,lot_city_country,lot_arrival_guidance,lot_hero_image', 'the refusal no longer names lot_capacity');
+          ARRAY['lot_price_in_force', 'lot_map_pin', 'lot_city_country', 'lot_arrival_guidance', 'lot_hero_image'], 'capacity 1 meets lot_capacity');
+SELECT pg_temp.submit_refused('lot_price_in_force,lot_map_pin,lot_city_country,lot_arrival_guidance,lot_hero_image',
+                              'the refusal no longer names lot_capacity');
+SELECT is((SELECT p.status FROM fx, tests.put_rates(fx.bearer, 'req', tests.rates_body()) AS p), 201,
+          'the fixture: a marketplace price envelope without a validity window (PUT /lots/{external_id}/rates)');
+SELECT is(ARRAY(SELECT jsonb_array_elements_text(pg_temp.status('req') -> 'unmet')),
+          ARRAY['lot_map_pin', 'lot_city_country', 'lot_arrival_guidance', 'lot_hero_image'],
+          'a marketplace envelope in force meets lot_price_in_force (its windows are tested with the rates)');
+SELECT pg_temp.submit_refused('lot_map_pin,lot_city_country,lot_arrival_guidance,lot_hero_image', 'the refusal no longer names lot_price_in_force');
 SELECT is(pg_temp.unmet_with(tests.minimal_lot_body('{"capacity": 1, "latitude": 0, "longitude": 0}')),
           ARRAY['lot_city_country', 'lot_arrival_guidance', 'lot_hero_image'], 'coordinates (even 0, 0) meet lot_map_pin');
 SELECT pg_temp.submit_refused('lot_city_country,lot_arrival_guidance,lot_hero_image', 'the refusal no longer names lot_map_pin');
@@ -253,7 +262,7 @@ SELECT is((SELECT status FROM pg_temp.put('sell', tests.lot_body())), 201, 'the 
 SELECT is(pg_temp.status('sell') ->> 'selling', 'false', 'a complete new lot does not sell on 201');
 SELECT is(tests.make_lot_sell(a, 'sell'),
           '{"review_state": "approved", "timezone_confirmed": true, "online_bookable": true, "selling": true, "unmet": []}'::jsonb,
-          'with its zone confirmed, the agreement accepted, payouts connected and its review approved, it sells') FROM fx;
+          'with a price in force, its zone confirmed, the agreement accepted, payouts connected and its review approved, it sells') FROM fx;
 
 CREATE TEMP TABLE selling_case (n integer, condition text, flip text);
 INSERT INTO selling_case VALUES
@@ -269,7 +278,10 @@ INSERT INTO selling_case VALUES
     (10, 'lot_map_pin met', $$UPDATE app.lots SET latitude = NULL, longitude = NULL WHERE external_id = 'sell'$$),
     (11, 'lot_city_country met', $$UPDATE app.lots SET country_code = NULL WHERE external_id = 'sell'$$),
     (12, 'lot_arrival_guidance met', $$UPDATE app.lots SET arrival = '{"streetAddress": "1 Dock Road"}' WHERE external_id = 'sell'$$),
-    (13, 'lot_hero_image met', $$UPDATE app.lots SET media = '{"heroUrl": "http://photos.example.test/hero.jpg"}' WHERE external_id = 'sell'$$);
+    (13, 'lot_hero_image met', $$UPDATE app.lots SET media = '{"heroUrl": "http://photos.example.test/hero.jpg"}' WHERE external_id = 'sell'$$),
+    (14, 'lot_price_in_force met (no envelope)', $$DELETE FROM app.lot_rates WHERE lot_id = (SELECT id FROM app.lots WHERE external_id = 'sell')$$),
+    (15, 'lot_price_in_force met (the envelope''s window over)',
+         $$UPDATE app.lot_rates SET valid_to = current_date - 30 WHERE lot_id = (SELECT id FROM app.lots WHERE external_id = 'sell')$$);
 
 -- Whether lot `sell` still sells with one condition flipped (as the superuser, so each flip is
 -- alone; the flip is undone before returning).

@@ -1,6 +1,7 @@
 -- GET /lots (api.lots_get, as the gateway): the caller's lots, keyset-paged on external_id in byte
 -- order; next_after is the last id of a full page, else null; each entry is the Lot read form plus
--- rates (null until the rates issue). read_supply lists, write_supply writes, nothing else does.
+-- rates (null while the lot has no price; 15-rates.sql shows a price). read_supply lists,
+-- write_supply writes, nothing else does.
 -- The gateway validates the query (default limit 50) and passes explicit values; the function's own
 -- guard refuses a limit outside 1-200 and an empty or over-long after as invalid_query.
 BEGIN;

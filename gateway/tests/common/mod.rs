@@ -10,6 +10,9 @@
 //! - Fixtures through the documented SQL only: `platform.*` as the superuser, and
 //!   `console.api_credential_*` the way PostgREST calls them (role `authenticated`, the JWT claims in
 //!   `request.jwt.claims`, the lower-cased headers in `request.headers`).
+//! - [`lots`] and [`supply`]: the lot routes' fixtures and answer shapes, and those of the routes
+//!   under a lot (rates, blocked periods, bookings recorded for their counts).
+//! - [`assert_uniform_401`]: the one 401 every credential or lot refusal answers.
 //! - [`PrivateCluster`]: a throwaway PostgreSQL cluster of a test's own, for tests that stop the
 //!   database (binaries from `PG_BIN`).
 //!
@@ -19,6 +22,7 @@
 #![allow(dead_code)]
 
 pub mod lots;
+pub mod supply;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -651,6 +655,38 @@ impl TestResponse {
         };
         assert_eq!(self.json(), expected);
     }
+}
+
+/// The uniform 401 body (spec, Authentication: six causes, one answer).
+pub const UNAUTHORIZED_BODY: &[u8] = br#"{"error":"unauthorized"}"#;
+
+/// Asserts the uniform 401: status, the byte-identical body, and exactly the uniform header set
+/// (`WWW-Authenticate: Bearer`, JSON, its length, Date and a request id).
+pub fn assert_uniform_401(response: &TestResponse) {
+    assert_eq!(response.status, 401, "body {:?}", String::from_utf8_lossy(&response.body));
+    assert_eq!(&response.body[..], UNAUTHORIZED_BODY, "byte-identical body, got {:?}", response.text());
+    assert_eq!(
+        response.header_names(),
+        ["content-length", "content-type", "date", "www-authenticate", "x-request-id"],
+        "exactly the uniform header set"
+    );
+    assert_eq!(response.header("content-type"), Some("application/json"));
+    assert_eq!(response.header("www-authenticate"), Some("Bearer"));
+    assert_eq!(response.header("content-length"), Some(UNAUTHORIZED_BODY.len().to_string().as_str()));
+    response.request_id();
+}
+
+/// What two uniform answers must share: status, every header but X-Request-Id and Date (name and
+/// bytes), and the body bytes.
+pub fn comparable(response: &TestResponse) -> (StatusCode, Vec<(String, Vec<u8>)>, Bytes) {
+    let mut headers: Vec<(String, Vec<u8>)> = response
+        .headers
+        .iter()
+        .filter(|(name, _)| *name != "x-request-id" && *name != "date")
+        .map(|(name, value)| (name.to_string(), value.as_bytes().to_vec()))
+        .collect();
+    headers.sort();
+    (response.status, headers, response.body.clone())
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,7 +2,9 @@
 -- onto p_base: every key present in p_booking replaces the base's value; the others keep it. Keys:
 -- the spec's Booking minus timezone, lot_name, created_at and cancelled_at (derived), with
 -- `customer` an object of first_name, last_name, email, phone. Refusals are PT422 invalid_body /
--- unknown_field naming the key (customer keys as customer.<key>).
+-- unknown_field naming the key (customer keys as customer.<key>). A null `reference` counts as
+-- absent (the base's, i.e. the generated one, stays); external_reference and flight_number are a
+-- string of at least one character or null (an empty string is refused, never stored as unknown).
 CREATE OR REPLACE FUNCTION app.booking_from_json(p_base app.bookings, p_booking jsonb)
 RETURNS app.bookings
 LANGUAGE plpgsql
@@ -26,13 +28,16 @@ BEGIN
     END IF;
 
     IF p_booking ? 'reference' THEN
-        v_booking.reference := app.json_text(p_booking -> 'reference', 'reference', 64);
-        IF v_booking.reference !~ '^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$' THEN
+        v_booking.reference := coalesce(app.json_text(p_booking -> 'reference', 'reference', 64), p_base.reference);
+        IF v_booking.reference IS NULL OR v_booking.reference !~ '^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$' THEN
             PERFORM app.refuse(422, 'invalid_body', 'reference');
         END IF;
     END IF;
     IF p_booking ? 'external_reference' THEN
         v_booking.external_reference := app.json_text(p_booking -> 'external_reference', 'external_reference', 200);
+        IF v_booking.external_reference = '' THEN
+            PERFORM app.refuse(422, 'invalid_body', 'external_reference');
+        END IF;
     END IF;
     IF p_booking ? 'lot_external_id' THEN
         SELECT l.id INTO v_booking.lot_id FROM app.lots AS l
@@ -80,6 +85,9 @@ BEGIN
     END IF;
     IF p_booking ? 'flight_number' THEN
         v_booking.flight_number := app.json_text(p_booking -> 'flight_number', 'flight_number', 16);
+        IF v_booking.flight_number = '' THEN
+            PERFORM app.refuse(422, 'invalid_body', 'flight_number');
+        END IF;
     END IF;
     IF p_booking ? 'customer' THEN
         v_customer := coalesce(nullif(p_booking -> 'customer', 'null'), '{}');
