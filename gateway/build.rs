@@ -12,11 +12,8 @@ fn main() {
     let root = sql.join("functions");
     let mut files = Vec::new();
     collect(&root, &mut files);
-    // `app` holds the helpers the other schemas call, so it goes first; then by path.
-    files.sort_by_key(|path| {
-        let relative = path.strip_prefix(&root).unwrap().to_string_lossy().into_owned();
-        (!relative.starts_with("app/"), relative)
-    });
+    // By path: a stable order (the files need none among themselves; see migrate.rs).
+    files.sort();
 
     let mut out = String::from("/// Every file of `sql/functions`, in the order they are applied.\n");
     out.push_str("pub const FUNCTION_FILES: &[(&str, &str)] = &[\n");

@@ -103,6 +103,7 @@ where
     let answer = match (route, writes) {
         (Route::Ping, _) => handlers::ping::get(db, authorization).await?,
         (Route::Lots, _) => handlers::lots::list(db, authorization, &params).await?,
+        (Route::Bookings, _) => handlers::bookings::list(db, authorization, &params).await?,
         (Route::LotBlockedPeriods, false) => handlers::blocked_periods::get(db, authorization, external_id).await?,
         (route, true) => {
             let dry_run = params.dry_run()?;

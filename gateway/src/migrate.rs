@@ -41,17 +41,22 @@ pub async fn run(database_url: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Applies every function file twice in one transaction: first without checking function bodies,
+/// so that the files need no order among themselves, then again with the checks, so that a body
+/// referring to something missing still fails the migration.
 async fn apply_functions(client: &mut tokio_postgres::Client) -> Result<(), String> {
     let transaction = client.transaction().await.map_err(|e| format!("functions: {e}"))?;
-    transaction
-        .batch_execute("SET LOCAL ROLE ingest_owner")
-        .await
-        .map_err(|e| format!("functions: {e}"))?;
-    for (name, sql) in FUNCTION_FILES {
+    for checks in ["off", "on"] {
         transaction
-            .batch_execute(sql)
+            .batch_execute(&format!("SET LOCAL ROLE ingest_owner; SET LOCAL check_function_bodies = {checks}"))
             .await
-            .map_err(|e| format!("sql/functions/{name}: {}", describe(&e)))?;
+            .map_err(|e| format!("functions: {e}"))?;
+        for (name, sql) in FUNCTION_FILES {
+            transaction
+                .batch_execute(sql)
+                .await
+                .map_err(|e| format!("sql/functions/{name}: {}", describe(&e)))?;
+        }
     }
     transaction.commit().await.map_err(|e| format!("functions: {e}"))?;
     tracing::info!(files = FUNCTION_FILES.len(), "functions applied");

@@ -33,6 +33,16 @@ impl Params {
         }
     }
 
+    /// A cursor-like parameter: absent or empty is None ("from the beginning"); more than
+    /// max_chars characters, or a NUL, is refused.
+    pub fn optional_text(&self, name: &'static str, max_chars: usize) -> Result<Option<&str>, ApiError> {
+        match self.get(name) {
+            None | Some("") => Ok(None),
+            Some(value) if value.chars().count() <= max_chars && !value.contains('\0') => Ok(Some(value)),
+            Some(_) => Err(ApiError::invalid_query(name)),
+        }
+    }
+
     /// A text parameter of 1..=max_chars characters, or None when absent; empty is refused, and so
     /// is a NUL, which PostgreSQL text cannot hold.
     pub fn text(&self, name: &'static str, max_chars: usize) -> Result<Option<&str>, ApiError> {
@@ -125,6 +135,19 @@ mod tests {
         for refused in refused {
             let error = one(&refused).text("after", 200).unwrap_err();
             assert_eq!((error.code.as_ref(), error.field.as_deref()), ("invalid_query", Some("after")));
+        }
+    }
+
+    #[test]
+    fn an_optional_text_parameter_may_be_absent_or_empty_but_not_too_long() {
+        let params = parse(Some("since="), &["since"]).unwrap();
+        assert_eq!(params.optional_text("since", 512).unwrap(), None);
+        assert_eq!(parse(None, &["since"]).unwrap().optional_text("since", 512).unwrap(), None);
+        let longest = format!("since={}", "a".repeat(512));
+        assert_eq!(parse(Some(&longest), &["since"]).unwrap().optional_text("since", 512).unwrap().map(str::len), Some(512));
+        for refused in [format!("since={}", "a".repeat(513)), "since=a%00".to_string()] {
+            let error = parse(Some(&refused), &["since"]).unwrap().optional_text("since", 512).unwrap_err();
+            assert_eq!((error.code.as_ref(), error.field.as_deref()), ("invalid_query", Some("since")));
         }
     }
 

@@ -14,6 +14,7 @@ pub enum Route {
     Lot,
     LotRates,
     LotBlockedPeriods,
+    Bookings,
 }
 
 /// The route a path names, and the lot id it carries (routes under a lot).
@@ -32,12 +33,13 @@ impl Route {
             Route::Lot => "/lots/{external_id}",
             Route::LotRates => "/lots/{external_id}/rates",
             Route::LotBlockedPeriods => "/lots/{external_id}/blocked-periods",
+            Route::Bookings => "/bookings",
         }
     }
 
     pub fn methods(self) -> &'static [Method] {
         match self {
-            Route::Ping | Route::Lots => &[Method::GET],
+            Route::Ping | Route::Lots | Route::Bookings => &[Method::GET],
             Route::Lot | Route::LotRates => &[Method::PUT],
             Route::LotBlockedPeriods => &[Method::GET, Method::PUT],
         }
@@ -46,7 +48,7 @@ impl Route {
     /// The `Allow` header: the route's verbs, then OPTIONS.
     pub fn allow(self) -> &'static str {
         match self {
-            Route::Ping | Route::Lots => "GET, OPTIONS",
+            Route::Ping | Route::Lots | Route::Bookings => "GET, OPTIONS",
             Route::Lot | Route::LotRates => "PUT, OPTIONS",
             Route::LotBlockedPeriods => "GET, PUT, OPTIONS",
         }
@@ -56,6 +58,7 @@ impl Route {
     pub fn query_parameters(self, method: &Method) -> &'static [&'static str] {
         match (self, method) {
             (Route::Lots, &Method::GET) => &["after", "limit"],
+            (Route::Bookings, &Method::GET) => &["since", "limit"],
             (_, &Method::PUT) => &["dry_run"],
             _ => &[],
         }
@@ -69,6 +72,7 @@ pub fn match_path(base: &str, path: &str) -> Option<Matched> {
     match rest {
         "/ping" => plain(Route::Ping),
         "/lots" => plain(Route::Lots),
+        "/bookings" => plain(Route::Bookings),
         _ => {
             let under_lots = rest.strip_prefix("/lots/")?;
             let (segment, route) = match under_lots.split_once('/') {
@@ -105,6 +109,8 @@ mod tests {
     fn paths_match_only_exactly_under_the_base() {
         assert_eq!(route("/v1/ping"), Some(Route::Ping));
         assert_eq!(route("/v1/lots"), Some(Route::Lots));
+        assert_eq!(route("/v1/bookings"), Some(Route::Bookings));
+        assert_eq!(route("/v1/bookings/"), None);
         assert_eq!(route("/v1/lots/abc"), Some(Route::Lot));
         assert_eq!(route("/v1/ping/"), None);
         assert_eq!(route("/v1/lots/abc/"), None);
@@ -139,7 +145,7 @@ mod tests {
 
     #[test]
     fn allow_lists_the_verbs_then_options() {
-        for route in [Route::Ping, Route::Lots, Route::Lot, Route::LotRates, Route::LotBlockedPeriods] {
+        for route in [Route::Ping, Route::Lots, Route::Lot, Route::LotRates, Route::LotBlockedPeriods, Route::Bookings] {
             let verbs: Vec<&str> = route.methods().iter().map(Method::as_str).collect();
             assert_eq!(route.allow(), format!("{}, OPTIONS", verbs.join(", ")));
         }

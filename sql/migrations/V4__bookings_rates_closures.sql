@@ -10,7 +10,7 @@ CREATE TABLE app.bookings (
     operator_id        uuid NOT NULL REFERENCES app.operators (id),
     id                 uuid NOT NULL DEFAULT gen_random_uuid(),
     -- The platform's reference: the de-duplication key of the feed.
-    reference          text NOT NULL CHECK (reference ~ '^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$'),
+    reference          text COLLATE "C" NOT NULL CHECK (reference ~ '^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$'),
     lot_id             uuid NOT NULL,
     external_reference text CHECK (char_length(external_reference) BETWEEN 1 AND 200),
     -- The lot's wall clock, no zone.

@@ -2,6 +2,7 @@
 //! into a response; every rule beyond transport is the database's.
 
 pub mod blocked_periods;
+pub mod bookings;
 pub mod lots;
 pub mod ping;
 pub mod writes;

@@ -19,7 +19,7 @@ pub async fn put(
         Route::Lot => "SELECT status, body::text FROM api.lot_put($1, $2, $3, $4)",
         Route::LotRates => "SELECT status, body::text FROM api.lot_rates_put($1, $2, $3, $4)",
         Route::LotBlockedPeriods => "SELECT status, body::text FROM api.lot_blocked_periods_put($1, $2, $3, $4)",
-        Route::Ping | Route::Lots => return Err(ApiError::method_not_allowed()),
+        Route::Ping | Route::Lots | Route::Bookings => return Err(ApiError::method_not_allowed()),
     };
     db.call(sql, &[&authorization, &external_id, &body, &dry_run]).await
 }

@@ -14,7 +14,7 @@ BEGIN
         'ok', true,
         'key_id', v_caller.key_id,
         'scopes', to_jsonb(v_caller.scopes),
-        'server_time', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'));
+        'server_time', app.utc_text(now()));
 END
 $$;
 REVOKE ALL ON FUNCTION api.ping(text) FROM PUBLIC;

@@ -1,0 +1,137 @@
+-- The bookings feed (GET /bookings): a cursor that never loses a booking.
+--
+-- Order: (changed_at, reference). Every insert and update of a booking stamps changed_at with the
+-- clock at the write (app.booking_stamp_change) and, first, takes a shared advisory lock whose key
+-- carries its transaction's start (app.booking_writer_lock). The watermark is the earlier of
+-- now() minus the `bookings_watermark_lag` setting and the start of the oldest transaction holding
+-- that lock: every booking not yet visible was stamped after its writer took the lock, so at or
+-- after the watermark. A cursor never points past the watermark, so rows that commit out of order
+-- are still ahead of it; rows newer than the watermark are returned but not committed to, and may
+-- come again (clients de-duplicate on reference).
+
+-- The advisory lock namespace of booking writers (two-key form: this, and the writer's transaction
+-- start in whole seconds since 2020-01-01, floored).
+CREATE OR REPLACE FUNCTION app.booking_writer_lock()
+RETURNS void
+LANGUAGE sql
+SET search_path = ''
+AS $$
+    SELECT pg_advisory_xact_lock_shared(1651207783, floor(extract(epoch FROM now() - timestamptz '2020-01-01 00:00:00+00'))::integer);
+$$;
+REVOKE ALL ON FUNCTION app.booking_writer_lock() FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION app.bookings_watermark()
+RETURNS timestamptz
+LANGUAGE sql
+STABLE
+SET search_path = ''
+AS $$
+    SELECT least(
+        now() - (SELECT s.value::interval FROM app.settings AS s WHERE s.name = 'bookings_watermark_lag'),
+        (SELECT timestamptz '2020-01-01 00:00:00+00' + make_interval(secs => min(l.objid::bigint))
+           FROM pg_catalog.pg_locks AS l
+          WHERE l.locktype = 'advisory'
+            AND l.database = (SELECT d.oid FROM pg_catalog.pg_database AS d WHERE d.datname = current_database())
+            AND l.classid = 1651207783
+            AND l.objsubid = 2
+            AND l.granted));
+$$;
+REVOKE ALL ON FUNCTION app.bookings_watermark() FROM PUBLIC;
+
+-- The signature of a cursor payload, bound to the operator.
+CREATE OR REPLACE FUNCTION app.cursor_signature(p_operator_id uuid, p_payload text)
+RETURNS bytea
+LANGUAGE sql
+STABLE
+SET search_path = ''
+AS $$
+    SELECT extensions.hmac(
+        convert_to(p_payload || '|' || p_operator_id::text, 'UTF8'),
+        (SELECT s.value FROM app.server_secrets AS s WHERE s.name = 'cursor_key'),
+        'sha256');
+$$;
+REVOKE ALL ON FUNCTION app.cursor_signature(uuid, text) FROM PUBLIC;
+
+-- A cursor token: base64url(payload) "." base64url(HMAC-SHA256(cursor key, payload "|" operator)).
+-- The payload is "1|<changed_at in microseconds since 1970>|<reference>": a position in the feed.
+-- Bound to the operator; anything not issued here fails the signature.
+CREATE OR REPLACE FUNCTION app.cursor_token(p_operator_id uuid, p_changed_at timestamptz, p_reference text)
+RETURNS text
+LANGUAGE sql
+STABLE
+SET search_path = ''
+AS $$
+    SELECT app.base64url(convert_to(c.payload, 'UTF8')) || '.' || app.base64url(app.cursor_signature(p_operator_id, c.payload))
+      FROM (SELECT format('1|%s|%s', (extract(epoch FROM p_changed_at) * 1000000)::bigint, p_reference) AS payload) AS c;
+$$;
+REVOKE ALL ON FUNCTION app.cursor_token(uuid, timestamptz, text) FROM PUBLIC;
+
+-- The feed position a token names, or PT422 invalid_cursor (field since) for anything this service
+-- did not issue to this operator: garbage, a tampered or truncated token, another operator's, one
+-- signed with another key, one over 512 characters.
+CREATE OR REPLACE FUNCTION app.cursor_position(p_operator_id uuid, p_token text, OUT changed_at timestamptz, OUT reference text)
+LANGUAGE plpgsql
+STABLE
+SET search_path = ''
+AS $$
+DECLARE
+    v_parts text[] := CASE WHEN char_length(p_token) <= 512
+        THEN regexp_match(p_token, '^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$') END;
+    v_payload text;
+    v_fields text[];
+BEGIN
+    IF v_parts IS NOT NULL THEN
+        BEGIN
+            v_payload := convert_from(decode(app.base64url_pad(v_parts[1]), 'base64'), 'UTF8');
+        EXCEPTION
+            WHEN invalid_parameter_value OR character_not_in_repertoire OR untranslatable_character THEN
+                v_payload := NULL;
+        END;
+    END IF;
+    v_fields := regexp_match(v_payload, '^1\|(-?[0-9]{1,18})\|([A-Za-z0-9_-]{0,64})$');
+    IF v_fields IS NULL
+       OR NOT coalesce(app.constant_time_equals(
+              decode(app.base64url_pad(v_parts[2]), 'base64'),
+              app.cursor_signature(p_operator_id, v_payload)), false) THEN
+        PERFORM app.refuse(422, 'invalid_cursor', 'since');
+    END IF;
+    changed_at := timestamptz 'epoch' + (v_fields[1] || ' microseconds')::interval;  -- exact, unlike a float
+    reference := v_fields[2];
+END
+$$;
+REVOKE ALL ON FUNCTION app.cursor_position(uuid, text) FROM PUBLIC;
+
+-- A Booking as the feed answers it: exactly the spec's keys. Money a two-decimal string, stays on
+-- the lot's wall clock (YYYY-MM-DDTHH:MM:SS, no offset), timestamps UTC with microseconds and Z;
+-- unknown values null, vehicle_plates [] when none.
+CREATE OR REPLACE FUNCTION app.booking_read_form(p_booking app.bookings, p_lot app.lots)
+RETURNS jsonb
+LANGUAGE sql
+IMMUTABLE
+SET search_path = ''
+AS $$
+    SELECT jsonb_build_object(
+        'reference', p_booking.reference,
+        'external_reference', p_booking.external_reference,
+        'lot_external_id', p_lot.external_id,
+        'lot_name', p_lot.name,
+        'timezone', p_lot.timezone,
+        'check_in_local', to_char(p_booking.check_in_local, 'YYYY-MM-DD"T"HH24:MI:SS'),
+        'check_out_local', to_char(p_booking.check_out_local, 'YYYY-MM-DD"T"HH24:MI:SS'),
+        'parking_days', p_booking.parking_days,
+        'status', p_booking.status,
+        'payment_status', p_booking.payment_status,
+        'currency', p_booking.currency,
+        'total', p_booking.total::text,
+        'channel', p_booking.channel,
+        'flight_number', p_booking.flight_number,
+        'customer', jsonb_build_object(
+            'first_name', p_booking.customer_first_name,
+            'last_name', p_booking.customer_last_name,
+            'email', p_booking.customer_email,
+            'phone', p_booking.customer_phone),
+        'vehicle_plates', to_jsonb(p_booking.vehicle_plates),
+        'created_at', app.utc_text(p_booking.created_at),
+        'cancelled_at', app.utc_text(p_booking.cancelled_at));
+$$;
+REVOKE ALL ON FUNCTION app.booking_read_form(app.bookings, app.lots) FROM PUBLIC;
