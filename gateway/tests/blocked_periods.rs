@@ -273,7 +273,6 @@ async fn an_unusable_entry_answers_422_invalid_blocked_periods_naming_it_in_the_
         // not an array, or more than 100 entries
         (json!({ "blocked_periods": "2026-01-01" }), "blocked_periods"),
         (json!({ "blocked_periods": {} }), "blocked_periods"),
-        (json!({ "blocked_periods": null }), "blocked_periods"),
         (json!({ "blocked_periods": (0..101).map(|day| day_period(day)).collect::<Vec<_>>() }), "blocked_periods"),
     ];
     for (body, field) in cases {
@@ -281,6 +280,9 @@ async fn an_unusable_entry_answers_422_invalid_blocked_periods_naming_it_in_the_
         assert_eq!(response.status, 422, "{field}: {body}");
         response.assert_error(422, "invalid_blocked_periods", Some(field));
     }
+    // A null list counts as absent.
+    let response = put(&app, &credential, &json!({ "blocked_periods": null })).await;
+    response.assert_error(422, "missing_field", Some("blocked_periods"));
     assert_no_closures(&app, &credential).await;
 }
 

@@ -16,8 +16,7 @@ async fn unknown_paths_answer_404_not_found() {
     let app = TestApp::spawn().await;
     let (_operator, credential) = app.operator_with_credential().await;
     let bearer = credential.bearer();
-    // The spec routes of later issues are unknown until they land (no placeholder answers):
-    // /v1/bookings. (/v1/lots/ is the lot route with an empty id, and /v1/lots//rates the rates
+    // (/v1/lots/ is the lot route with an empty id, and /v1/lots//rates the rates
     // route with one, not unknown paths: lots.rs and unauthorized.rs cover them.) Under a lot only
     // `rates` and `blocked-periods` exist, exactly so spelled, without a trailing slash.
     let paths = [
@@ -41,7 +40,6 @@ async fn unknown_paths_answer_404_not_found() {
         "/v1/lots/abc/blocked_periods",
         "/v1/lots/a/b/rates",
         "/v1/lots/abc/rates/x",
-        "/v1/bookings",
     ];
     for path in paths {
         for authorization in [None, Some(bearer.as_str())] {

@@ -150,7 +150,7 @@ SELECT pg_temp.refused('{"blocked_periods": [], "blocked_periods": []}', 'invali
 
 SELECT pg_temp.refused_list('{}', 'blocked_periods', 'an object instead of the list is invalid_blocked_periods, field blocked_periods');
 SELECT pg_temp.refused_list('"2026-01-01"', 'blocked_periods', 'a string instead of the list: field blocked_periods');
-SELECT pg_temp.refused_list('null', 'blocked_periods', 'a null list is not an array: field blocked_periods');
+SELECT pg_temp.refused('{"blocked_periods": null}', 'missing_field', 'blocked_periods', 'a null list counts as absent: missing_field blocked_periods');
 SELECT pg_temp.refused_list(pg_temp.days(101), 'blocked_periods', 'more than 100 entries (101): field blocked_periods');
 SELECT pg_temp.accepts(pg_temp.days(100), '100 entries are accepted');
 

@@ -5,7 +5,7 @@
 -- insert and update (the feed's order) and on no update that changes nothing; bookings are never
 -- deleted, and a lot that has ever taken a booking can never be deleted, by anyone.
 BEGIN;
-SELECT plan(187);
+SELECT plan(196);
 
 CREATE TEMP TABLE fx AS
 SELECT a, b, tests.issue_credential(a, ARRAY['write_supply']) AS bearer, tests.issue_credential(b, ARRAY['write_supply']) AS b_bearer
@@ -149,6 +149,8 @@ CREATE TEMP TABLE required (n integer, key text);
 INSERT INTO required VALUES (1, 'lot_external_id'), (2, 'check_in_local'), (3, 'check_out_local'), (4, 'parking_days'), (5, 'status'),
                             (6, 'payment_status'), (7, 'currency'), (8, 'total'), (9, 'channel');
 SELECT pg_temp.refused(pg_temp.body(p_without => ARRAY[key]), 'missing_field', key, format('a booking without %s is missing_field %s', key, key))
+  FROM required ORDER BY n;
+SELECT pg_temp.refused(pg_temp.body(jsonb_build_object(key, NULL)), 'missing_field', key, format('a booking with %s null is missing_field %s', key, key))
   FROM required ORDER BY n;
 
 CREATE TEMP TABLE bad_value (n integer, key text, sent jsonb, what text);

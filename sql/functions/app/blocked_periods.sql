@@ -51,7 +51,7 @@ BEGIN
         IF jsonb_typeof(v_reason) <> 'null'
            AND (jsonb_typeof(v_reason) <> 'string'
                 OR char_length(v_reason #>> '{}') > 200
-                OR (v_reason #>> '{}') !~ '[^[:space:]]') THEN
+                OR app.is_blank(v_reason #>> '{}')) THEN
             PERFORM app.refuse(422, 'invalid_blocked_periods', v_at || '.reason');
         END IF;
         v_periods := v_periods || jsonb_build_array(jsonb_build_object(
@@ -185,7 +185,7 @@ BEGIN
     IF v_unknown IS NOT NULL THEN
         PERFORM app.refuse(422, 'unknown_field', v_unknown);
     END IF;
-    IF NOT v_body ? 'blocked_periods' THEN
+    IF coalesce(jsonb_typeof(v_body -> 'blocked_periods'), 'null') = 'null' THEN  -- absent, or null
         PERFORM app.refuse(422, 'missing_field', 'blocked_periods');
     END IF;
     RETURN app.blocked_periods_replace(v_lot, v_body -> 'blocked_periods');

@@ -39,7 +39,9 @@ BEGIN
             PERFORM app.refuse(422, 'invalid_body', 'external_reference');
         END IF;
     END IF;
-    IF p_booking ? 'lot_external_id' THEN
+    IF coalesce(jsonb_typeof(p_booking -> 'lot_external_id'), 'null') = 'null' AND p_booking ? 'lot_external_id' THEN
+        v_booking.lot_id := NULL;  -- refused below as missing
+    ELSIF p_booking ? 'lot_external_id' THEN
         SELECT l.id INTO v_booking.lot_id FROM app.lots AS l
          WHERE l.operator_id = v_booking.operator_id
            AND l.external_id = app.json_text(p_booking -> 'lot_external_id', 'lot_external_id', 200);
@@ -70,7 +72,7 @@ BEGIN
     END IF;
     IF p_booking ? 'currency' THEN
         v_booking.currency := upper(app.json_text(p_booking -> 'currency', 'currency', 3));
-        IF NOT EXISTS (SELECT FROM app.iso_currencies AS c WHERE c.code = v_booking.currency) THEN
+        IF v_booking.currency IS NOT NULL AND NOT EXISTS (SELECT FROM app.iso_currencies AS c WHERE c.code = v_booking.currency) THEN
             PERFORM app.refuse(422, 'invalid_body', 'currency');
         END IF;
     END IF;

@@ -34,6 +34,22 @@ REVOKE ALL ON FUNCTION app.booking_marks_lot() FROM PUBLIC;
 CREATE OR REPLACE TRIGGER marks_lot AFTER INSERT OR UPDATE OF lot_id ON app.bookings
     FOR EACH ROW EXECUTE FUNCTION app.booking_marks_lot();
 
+-- ... and the mark is never taken off.
+CREATE OR REPLACE FUNCTION app.keep_lot_booking_mark()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = ''
+AS $$
+BEGIN
+    PERFORM app.refuse(409, 'has_bookings');
+    RETURN NULL;  -- not reached
+END
+$$;
+REVOKE ALL ON FUNCTION app.keep_lot_booking_mark() FROM PUBLIC;
+CREATE OR REPLACE TRIGGER keep_booking_mark BEFORE UPDATE OF has_taken_booking ON app.lots
+    FOR EACH ROW WHEN (OLD.has_taken_booking AND NOT NEW.has_taken_booking)
+    EXECUTE FUNCTION app.keep_lot_booking_mark();
+
 -- Bookings are never deleted, and a lot that has ever taken one is never deleted: by anyone.
 CREATE OR REPLACE FUNCTION app.refuse_booking_history_delete()
 RETURNS trigger

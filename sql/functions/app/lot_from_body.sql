@@ -46,7 +46,7 @@ BEGIN
     -- name: required; blank counts as absent
     v_value := p_body -> 'name';
     IF v_value IS NULL OR jsonb_typeof(v_value) = 'null'
-       OR (jsonb_typeof(v_value) = 'string' AND (v_value #>> '{}') !~ '[^[:space:]]') THEN
+       OR (jsonb_typeof(v_value) = 'string' AND app.is_blank(v_value #>> '{}')) THEN
         PERFORM app.refuse(422, 'missing_field', 'name');
     END IF;
     v_lot.name := app.json_text(v_value, 'name', 200);

@@ -22,15 +22,15 @@ AS $$
                        AND (now() AT TIME ZONE p_lot.timezone)::date
                            BETWEEN coalesce(r.valid_from, '-infinity') AND coalesce(r.valid_to, 'infinity'))),
                 (3, 'lot_map_pin', p_lot.latitude IS NOT NULL AND p_lot.longitude IS NOT NULL),
-                (4, 'lot_city_country', coalesce(p_lot.city ~ '[^[:space:]]', false) AND p_lot.country_code IS NOT NULL),
+                (4, 'lot_city_country', NOT coalesce(app.is_blank(p_lot.city), true) AND p_lot.country_code IS NOT NULL),
                 (5, 'lot_arrival_guidance', EXISTS (
                     SELECT
                       FROM jsonb_each(coalesce(p_lot.arrival, '{}')) AS m
                      WHERE m.key IN ('entrance', 'access', 'gateWindow')
-                       AND (   (jsonb_typeof(m.value) = 'string' AND (m.value #>> '{}') ~ '[^[:space:]]')
+                       AND (   (jsonb_typeof(m.value) = 'string' AND NOT app.is_blank(m.value #>> '{}'))
                             OR (jsonb_typeof(m.value) = 'object' AND EXISTS (
                                    SELECT FROM jsonb_each(m.value) AS t
-                                    WHERE jsonb_typeof(t.value) = 'string' AND (t.value #>> '{}') ~ '[^[:space:]]'))))),
+                                    WHERE jsonb_typeof(t.value) = 'string' AND NOT app.is_blank(t.value #>> '{}')))))),
                 (6, 'lot_hero_image', jsonb_typeof(p_lot.media -> 'heroUrl') = 'string'
                                       AND (p_lot.media ->> 'heroUrl') ~* '^https://[^/?#[:space:]@]+([/?#]|$)')
                ) AS r(ordinal, name, met)

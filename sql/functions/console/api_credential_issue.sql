@@ -25,8 +25,7 @@ DECLARE
 BEGIN
     SELECT * INTO v_caller FROM app.console_caller(ARRAY['owner', 'manager'], 'api_credential_requires_manager');
 
-    -- Blank (only white space of any kind: spaces, tabs, line breaks) counts as empty.
-    IF p_label IS NULL OR char_length(p_label) NOT BETWEEN 1 AND 80 OR p_label !~ '[^[:space:]]' THEN
+    IF p_label IS NULL OR char_length(p_label) NOT BETWEEN 1 AND 80 OR app.is_blank(p_label) THEN
         PERFORM app.refuse(422, 'invalid_parameter', 'p_label');
     END IF;
     IF p_scopes IS NULL

@@ -14,7 +14,7 @@ DECLARE
     v_currency text := upper(btrim(p_settlement_currency));
     v_folder text := coalesce(p_media_folder, v_id::text);
 BEGIN
-    IF p_name IS NULL OR p_name !~ '[^[:space:]]' OR char_length(p_name) > 200 THEN
+    IF p_name IS NULL OR app.is_blank(p_name) OR char_length(p_name) > 200 THEN
         PERFORM app.refuse(422, 'invalid_parameter', 'p_name');
     END IF;
     IF v_currency IS NULL OR NOT EXISTS (SELECT FROM app.iso_currencies AS c WHERE c.code = v_currency) THEN
