@@ -2,21 +2,26 @@
 -- is refused, never truncated); a local date-time exactly YYYY-MM-DDTHH:MM:SS (no zone). SQL NULL
 -- for an absent key or JSON null; anything else is PT422 p_error naming p_field.
 
-CREATE OR REPLACE FUNCTION app.json_date(p_value jsonb, p_field text, p_error text DEFAULT 'invalid_body')
-RETURNS date
+-- The JSON string, when it is exactly the text of a real moment in p_format (a to_char pattern of
+-- YYYY, MM, DD, HH24, MI, SS and literal "T"): it must read back unchanged.
+CREATE OR REPLACE FUNCTION app.json_calendar_text(p_value jsonb, p_field text, p_error text, p_format text)
+RETURNS text
 LANGUAGE plpgsql
 SET search_path = ''
 AS $$
 DECLARE
     v_text text := p_value #>> '{}';
+    v_shape text := replace(replace(replace(replace(replace(replace(replace(
+        p_format, 'YYYY', '[0-9]{4}'), 'MM', '[0-9]{2}'), 'DD', '[0-9]{2}'), 'HH24', '[0-9]{2}'),
+        'MI', '[0-9]{2}'), 'SS', '[0-9]{2}'), '"T"', 'T');
 BEGIN
     IF p_value IS NULL OR jsonb_typeof(p_value) = 'null' THEN
         RETURN NULL;
     END IF;
-    IF jsonb_typeof(p_value) = 'string' AND v_text ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' THEN
+    IF jsonb_typeof(p_value) = 'string' AND v_text ~ ('^' || v_shape || '$') THEN
         BEGIN
-            IF to_char(v_text::date, 'YYYY-MM-DD') = v_text THEN
-                RETURN v_text::date;
+            IF to_char(v_text::timestamp, p_format) = v_text THEN
+                RETURN v_text;
             END IF;
         EXCEPTION
             WHEN datetime_field_overflow OR invalid_datetime_format THEN
@@ -27,31 +32,22 @@ BEGIN
     RETURN NULL;  -- not reached
 END
 $$;
+REVOKE ALL ON FUNCTION app.json_calendar_text(jsonb, text, text, text) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION app.json_date(p_value jsonb, p_field text, p_error text DEFAULT 'invalid_body')
+RETURNS date
+LANGUAGE sql
+SET search_path = ''
+AS $$
+    SELECT app.json_calendar_text(p_value, p_field, p_error, 'YYYY-MM-DD')::date;
+$$;
 REVOKE ALL ON FUNCTION app.json_date(jsonb, text, text) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION app.json_local_timestamp(p_value jsonb, p_field text)
 RETURNS timestamp
-LANGUAGE plpgsql
+LANGUAGE sql
 SET search_path = ''
 AS $$
-DECLARE
-    v_text text := p_value #>> '{}';
-BEGIN
-    IF p_value IS NULL OR jsonb_typeof(p_value) = 'null' THEN
-        RETURN NULL;
-    END IF;
-    IF jsonb_typeof(p_value) = 'string' AND v_text ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$' THEN
-        BEGIN
-            IF to_char(v_text::timestamp, 'YYYY-MM-DD"T"HH24:MI:SS') = v_text THEN
-                RETURN v_text::timestamp;
-            END IF;
-        EXCEPTION
-            WHEN datetime_field_overflow OR invalid_datetime_format THEN
-                NULL;
-        END;
-    END IF;
-    PERFORM app.refuse(422, 'invalid_body', p_field);
-    RETURN NULL;  -- not reached
-END
+    SELECT app.json_calendar_text(p_value, p_field, 'invalid_body', 'YYYY-MM-DD"T"HH24:MI:SS')::timestamp;
 $$;
 REVOKE ALL ON FUNCTION app.json_local_timestamp(jsonb, text) FROM PUBLIC;
