@@ -14,7 +14,8 @@
 //! - [`routes`]: the route table: path templates, their verbs, and the path matcher.
 //! - [`query`]: query-string decoding with the refusal rules every route shares.
 //! - [`body`]: request bodies of the write routes: size, content type, text.
-//! - [`handlers`]: one module per route; each turns a request into one database call.
+//! - [`handlers`]: one module per read route, and one for the three PUT routes (`writes`); each
+//!   turns a request into one database call.
 //! - [`db`]: the connection pool and the single `call` every handler goes through.
 //! - [`errors`]: the SQLSTATE table: database outcomes to HTTP status and error JSON.
 //! - [`response`]: building answers with the headers every answer carries.
