@@ -9,10 +9,11 @@
 -- Helpers that make or read data (make_operator, make_user, make_member, issue_credential, the
 -- lot helpers put_lot, get_lots, lot, lot_count, listing_status, submit_lot, approve_lot,
 -- make_lot_sell, the rates and closure helpers put_rates, put_blocked_periods, get_blocked_periods,
--- and the booking helpers record_booking, update_booking, booking) may be called whatever role the
--- test is acting as: they step back to the session user (the superuser running pg_prove), or act as
--- the role the real caller has, for their work and restore the role, the operator context and the
--- PostgREST settings on the way out, so they never change what the test is acting as.
+-- the booking helpers record_booking, update_booking, booking, and the feed helpers get_bookings,
+-- set_bookings_watermark_lag, restamp_booking) may be called whatever role the test is acting as:
+-- they step back to the session user (the superuser running pg_prove), or act as the role the real
+-- caller has, for their work and restore the role, the operator context and the PostgREST settings
+-- on the way out, so they never change what the test is acting as.
 --
 -- Names used in the settings, as the code under test reads them:
 --   request.jwt.claims   PostgREST: the verified JWT claims, JSON
@@ -544,6 +545,86 @@ BEGIN
     PERFORM tests.restore_acting_state(v_state);
     RETURN v_booking;
 END
+$$;
+
+-- GET /bookings the way the gateway calls it: api.bookings_get as role ingest_gateway, with a fresh
+-- transaction's settings; answers (status, body). A refusal propagates as raised.
+CREATE FUNCTION tests.get_bookings(p_bearer text, p_since text, p_limit integer, OUT status integer, OUT body jsonb)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_state jsonb := tests.acting_state();
+BEGIN
+    PERFORM tests.act_as_gateway();
+    SELECT g.status, g.body INTO status, body FROM api.bookings_get(p_bearer, p_since, p_limit) AS g;
+    PERFORM tests.restore_acting_state(v_state);
+END
+$$;
+
+-- The bookings feed's watermark lag (the `bookings_watermark_lag` row of app.settings) set to p_lag
+-- (an interval text: '0 seconds', '-1 hour', '5 minutes'), as the superuser. Like every write of a
+-- test it lasts until the test's transaction rolls back.
+CREATE FUNCTION tests.set_bookings_watermark_lag(p_lag text)
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_state jsonb := tests.acting_state();
+BEGIN
+    PERFORM tests.act_as_superuser();
+    UPDATE app.settings SET value = p_lag WHERE name = 'bookings_watermark_lag';
+    PERFORM tests.restore_acting_state(v_state);
+END
+$$;
+
+-- A booking's feed position (changed_at) set to p_changed_at as the superuser, past the trigger that
+-- stamps every write with the clock (session_replication_role `replica` for the one statement, then
+-- as it was): how a test puts bookings at chosen points before or after the watermark. Nothing else
+-- of the row changes. Answers whether the booking was found.
+CREATE FUNCTION tests.restamp_booking(p_operator uuid, p_reference text, p_changed_at timestamptz)
+RETURNS boolean
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_state jsonb := tests.acting_state();
+    v_replication_role text := current_setting('session_replication_role');
+    v_found boolean;
+BEGIN
+    PERFORM tests.act_as_superuser();
+    PERFORM set_config('session_replication_role', 'replica', true);
+    UPDATE app.bookings AS b SET changed_at = p_changed_at WHERE b.operator_id = p_operator AND b.reference = p_reference;
+    v_found := FOUND;
+    PERFORM set_config('session_replication_role', v_replication_role, true);
+    PERFORM tests.restore_acting_state(v_state);
+    RETURN v_found;
+END
+$$;
+
+-- The payload half of a bookings cursor token (the text before the dot), base64url-decoded as UTF-8
+-- text; NULL when it does not decode. Written apart from the code under test, to read what a token
+-- carries.
+CREATE FUNCTION tests.cursor_payload(p_token text)
+RETURNS text
+LANGUAGE plpgsql
+IMMUTABLE
+AS $$
+DECLARE
+    v_half text := translate(split_part(p_token, '.', 1), '-_', '+/');
+BEGIN
+    RETURN convert_from(decode(v_half || repeat('=', (4 - length(v_half) % 4) % 4), 'base64'), 'UTF8');
+EXCEPTION WHEN OTHERS THEN
+    RETURN NULL;
+END
+$$;
+
+-- The position a bookings cursor token names, read from its payload "1|<microseconds since
+-- 1970>|<reference>": (changed_at, reference); nulls when the payload is not of that form.
+CREATE FUNCTION tests.cursor_position(p_token text, OUT changed_at timestamptz, OUT reference text)
+LANGUAGE sql
+IMMUTABLE
+AS $$
+    SELECT timestamptz 'epoch' + (m[1] || ' microseconds')::interval, m[2]
+      FROM (SELECT regexp_match(tests.cursor_payload(p_token), '^1\|(-?[0-9]+)\|(.*)$') AS m) AS p;
 $$;
 
 -- ------------------------------------------------------------------------------------------------

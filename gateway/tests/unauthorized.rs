@@ -105,10 +105,12 @@ async fn an_unknown_key_id_answers_the_uniform_401() {
 async fn a_wrong_secret_answers_the_uniform_401() {
     let app = TestApp::spawn().await;
     let (_operator, credential) = working_credential(&app).await;
+    let (kept, last) = credential.secret.split_at(credential.secret.len() - 1);
+    let off = if last == "0" { "1" } else { "0" };
     let wrong = [
         format!("Bearer {}.{}", credential.key_id, other_secret()),
         // one character off, and the secret's case changed
-        format!("Bearer {}.{}0", credential.key_id, &credential.secret[..credential.secret.len() - 1]),
+        format!("Bearer {}.{kept}{off}", credential.key_id),
         format!("Bearer {}.{}", credential.key_id, credential.secret.to_uppercase()),
         // further dots belong to the secret
         format!("Bearer {}.{}.", credential.key_id, credential.secret),

@@ -2,10 +2,6 @@
 -- envelope, and each lot's closure list.
 SET LOCAL ROLE ingest_owner;
 
--- A lot that has ever taken a booking can never be deleted, by anyone: the flag is set by the first
--- booking and never cleared, and a trigger refuses the delete (bookings are never deleted either).
-ALTER TABLE app.lots ADD COLUMN has_taken_booking boolean NOT NULL DEFAULT false;
-
 CREATE TABLE app.bookings (
     operator_id        uuid NOT NULL REFERENCES app.operators (id),
     id                 uuid NOT NULL DEFAULT gen_random_uuid(),
@@ -30,6 +26,9 @@ CREATE TABLE app.bookings (
     customer_email      text CHECK (char_length(customer_email) <= 320),
     customer_phone      text CHECK (char_length(customer_phone) <= 40),
     vehicle_plates     text[] NOT NULL DEFAULT '{}' CHECK (cardinality(vehicle_plates) <= 10),
+    -- The lots this booking was moved away from: with the bookings themselves (never deleted), the
+    -- record of every lot that has ever taken a booking, which can then never be deleted.
+    previous_lot_ids   uuid[] NOT NULL DEFAULT '{}',
     created_at         timestamptz NOT NULL DEFAULT now(),
     cancelled_at       timestamptz,
     -- When the booking last changed (insert or any update): the order of the bookings feed.

@@ -12,15 +12,19 @@
 //!   `request.jwt.claims`, the lower-cased headers in `request.headers`).
 //! - [`lots`] and [`supply`]: the lot routes' fixtures and answer shapes, and those of the routes
 //!   under a lot (rates, blocked periods, bookings recorded for their counts).
+//! - [`bookings`]: the bookings feed's fixtures, answer shapes, a polling client, and a database
+//!   whose watermark lag is zero.
 //! - [`assert_uniform_401`]: the one 401 every credential or lot refusal answers.
 //! - [`PrivateCluster`]: a throwaway PostgreSQL cluster of a test's own, for tests that stop the
 //!   database (binaries from `PG_BIN`).
 //!
 //! Each test makes its own operator and credentials, so tests of one binary never see each
-//! other's rows, and each has its own gateway, so log lines are per test.
+//! other's rows, and each has its own gateway, so log lines are per test. (The bookings feed's
+//! watermark is the one thing a database shares between operators: see [`bookings`].)
 
 #![allow(dead_code)]
 
+pub mod bookings;
 pub mod lots;
 pub mod supply;
 

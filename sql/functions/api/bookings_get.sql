@@ -31,7 +31,7 @@ BEGIN
     IF p_limit IS NULL OR p_limit NOT BETWEEN 1 AND 500 THEN
         PERFORM app.refuse(422, 'invalid_query', 'limit');
     END IF;
-    v_watermark := app.bookings_watermark();
+    v_watermark := app.bookings_watermark(v_caller.operator_id);
     IF coalesce(p_since, '') = '' THEN
         SELECT timestamptz 'epoch' AS changed_at, '' AS reference INTO v_from;
     ELSE

@@ -9,7 +9,7 @@ LANGUAGE plpgsql
 SET search_path = ''
 AS $$
 BEGIN
-    PERFORM app.booking_writer_lock();
+    PERFORM app.booking_writer_lock(NEW.operator_id);
     NEW.changed_at := clock_timestamp();
     RETURN NEW;
 END
@@ -18,37 +18,22 @@ REVOKE ALL ON FUNCTION app.booking_stamp_change() FROM PUBLIC;
 CREATE OR REPLACE TRIGGER stamp_change BEFORE INSERT OR UPDATE ON app.bookings
     FOR EACH ROW EXECUTE FUNCTION app.booking_stamp_change();
 
--- A lot that takes a booking is marked for good: it can never be deleted.
-CREATE OR REPLACE FUNCTION app.booking_marks_lot()
-RETURNS trigger
-LANGUAGE plpgsql
+-- Whether a lot has ever taken a booking: one of the operator's bookings is, or was, on it. Read
+-- at delete time, never kept as a flag on the lot (a flag written by every first booking would make
+-- two transactions recording the first bookings of two lots in crossing order deadlock).
+CREATE OR REPLACE FUNCTION app.lot_has_taken_booking(p_lot app.lots)
+RETURNS boolean
+LANGUAGE sql
+STABLE
 SET search_path = ''
 AS $$
-BEGIN
-    UPDATE app.lots AS l SET has_taken_booking = true
-     WHERE l.operator_id = NEW.operator_id AND l.id = NEW.lot_id AND NOT l.has_taken_booking;
-    RETURN NULL;
-END
+    SELECT EXISTS (
+        SELECT
+          FROM app.bookings AS b
+         WHERE b.operator_id = p_lot.operator_id
+           AND (b.lot_id = p_lot.id OR p_lot.id = ANY (b.previous_lot_ids)));
 $$;
-REVOKE ALL ON FUNCTION app.booking_marks_lot() FROM PUBLIC;
-CREATE OR REPLACE TRIGGER marks_lot AFTER INSERT OR UPDATE OF lot_id ON app.bookings
-    FOR EACH ROW EXECUTE FUNCTION app.booking_marks_lot();
-
--- ... and the mark is never taken off.
-CREATE OR REPLACE FUNCTION app.keep_lot_booking_mark()
-RETURNS trigger
-LANGUAGE plpgsql
-SET search_path = ''
-AS $$
-BEGIN
-    PERFORM app.refuse(409, 'has_bookings');
-    RETURN NULL;  -- not reached
-END
-$$;
-REVOKE ALL ON FUNCTION app.keep_lot_booking_mark() FROM PUBLIC;
-CREATE OR REPLACE TRIGGER keep_booking_mark BEFORE UPDATE OF has_taken_booking ON app.lots
-    FOR EACH ROW WHEN (OLD.has_taken_booking AND NOT NEW.has_taken_booking)
-    EXECUTE FUNCTION app.keep_lot_booking_mark();
+REVOKE ALL ON FUNCTION app.lot_has_taken_booking(app.lots) FROM PUBLIC;
 
 -- Bookings are never deleted, and a lot that has ever taken one is never deleted: by anyone.
 CREATE OR REPLACE FUNCTION app.refuse_booking_history_delete()
@@ -59,7 +44,7 @@ AS $$
 BEGIN
     IF TG_TABLE_NAME = 'bookings' OR TG_OP = 'TRUNCATE' THEN
         PERFORM app.refuse(409, 'has_bookings');
-    ELSIF OLD.has_taken_booking THEN
+    ELSIF app.lot_has_taken_booking(OLD) THEN
         PERFORM app.refuse(409, 'has_bookings');
     END IF;
     RETURN OLD;

@@ -1,26 +1,41 @@
 -- The bookings feed (GET /bookings): a cursor that never loses a booking.
 --
 -- Order: (changed_at, reference). Every insert and update of a booking stamps changed_at with the
--- clock at the write (app.booking_stamp_change) and, first, takes a shared advisory lock whose key
--- carries its transaction's start (app.booking_writer_lock). The watermark is the earlier of
--- now() minus the `bookings_watermark_lag` setting and the start of the oldest transaction holding
--- that lock: every booking not yet visible was stamped after its writer took the lock, so at or
--- after the watermark. A cursor never points past the watermark, so rows that commit out of order
--- are still ahead of it; rows newer than the watermark are returned but not committed to, and may
--- come again (clients de-duplicate on reference).
+-- clock at the write (app.booking_stamp_change) and, first, takes a shared advisory lock keyed by
+-- its operator and carrying its transaction's start (app.booking_writer_lock). An operator's
+-- watermark is the earlier of now() minus the `bookings_watermark_lag` setting and
+-- the start of the oldest transaction holding that operator's lock: every booking not yet visible
+-- was stamped after its writer took the lock, so at or after the watermark. A cursor never points
+-- past the watermark, so rows that commit out of order are still ahead of it; rows newer than the
+-- watermark are returned but not committed to, and may come again (clients de-duplicate on
+-- reference). Keyed by operator, one operator's open writer never holds back another's feed.
 
--- The advisory lock namespace of booking writers (two-key form: this, and the writer's transaction
--- start in whole seconds since 2020-01-01, floored).
-CREATE OR REPLACE FUNCTION app.booking_writer_lock()
+-- The writer lock's first key: the operator's (a hash; two operators sharing one only makes each
+-- other's watermark more cautious, never wrong).
+CREATE OR REPLACE FUNCTION app.booking_writer_key(p_operator_id uuid)
+RETURNS integer
+LANGUAGE sql
+IMMUTABLE
+SET search_path = ''
+AS $$
+    SELECT hashtext('bookings feed ' || p_operator_id::text);
+$$;
+REVOKE ALL ON FUNCTION app.booking_writer_key(uuid) FROM PUBLIC;
+
+-- Taken by every booking write (two-key form: the operator's key, and the writer's transaction
+-- start in whole seconds since 2020-01-01, floored; an int4 holds those until 2088).
+CREATE OR REPLACE FUNCTION app.booking_writer_lock(p_operator_id uuid)
 RETURNS void
 LANGUAGE sql
 SET search_path = ''
 AS $$
-    SELECT pg_advisory_xact_lock_shared(1651207783, floor(extract(epoch FROM now() - timestamptz '2020-01-01 00:00:00+00'))::integer);
+    SELECT pg_advisory_xact_lock_shared(
+        app.booking_writer_key(p_operator_id),
+        floor(extract(epoch FROM now() - timestamptz '2020-01-01 00:00:00+00'))::integer);
 $$;
-REVOKE ALL ON FUNCTION app.booking_writer_lock() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.booking_writer_lock(uuid) FROM PUBLIC;
 
-CREATE OR REPLACE FUNCTION app.bookings_watermark()
+CREATE OR REPLACE FUNCTION app.bookings_watermark(p_operator_id uuid)
 RETURNS timestamptz
 LANGUAGE sql
 STABLE
@@ -32,11 +47,11 @@ AS $$
            FROM pg_catalog.pg_locks AS l
           WHERE l.locktype = 'advisory'
             AND l.database = (SELECT d.oid FROM pg_catalog.pg_database AS d WHERE d.datname = current_database())
-            AND l.classid = 1651207783
+            AND l.classid = (app.booking_writer_key(p_operator_id)::bigint & 4294967295)::oid
             AND l.objsubid = 2
             AND l.granted));
 $$;
-REVOKE ALL ON FUNCTION app.bookings_watermark() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.bookings_watermark(uuid) FROM PUBLIC;
 
 -- The signature of a cursor payload, bound to the operator.
 CREATE OR REPLACE FUNCTION app.cursor_signature(p_operator_id uuid, p_payload text)
@@ -67,8 +82,8 @@ $$;
 REVOKE ALL ON FUNCTION app.cursor_token(uuid, timestamptz, text) FROM PUBLIC;
 
 -- The feed position a token names, or PT422 invalid_cursor (field since) for anything this service
--- did not issue to this operator: garbage, a tampered or truncated token, another operator's, one
--- signed with another key, one over 512 characters.
+-- did not issue to this operator: garbage, a tampered, re-spelt or truncated token, another
+-- operator's, one signed with another key, one over 512 characters.
 CREATE OR REPLACE FUNCTION app.cursor_position(p_operator_id uuid, p_token text, OUT changed_at timestamptz, OUT reference text)
 LANGUAGE plpgsql
 STABLE
@@ -89,10 +104,14 @@ BEGIN
         END;
     END IF;
     v_fields := regexp_match(v_payload, '^1\|(-?[0-9]{1,18})\|([A-Za-z0-9_-]{0,64})$');
+    -- The token must be exactly the text this service issues for that payload and operator: the
+    -- signature, and both halves in their one canonical spelling (the last character of a base64
+    -- text carries spare bits that decode() ignores, so several spellings decode to the same bytes).
     IF v_fields IS NULL
        OR NOT coalesce(app.constant_time_equals(
-              decode(app.base64url_pad(v_parts[2]), 'base64'),
-              app.cursor_signature(p_operator_id, v_payload)), false) THEN
+              convert_to(p_token, 'UTF8'),
+              convert_to(app.base64url(convert_to(v_payload, 'UTF8')) || '.'
+                         || app.base64url(app.cursor_signature(p_operator_id, v_payload)), 'UTF8')), false) THEN
         PERFORM app.refuse(422, 'invalid_cursor', 'since');
     END IF;
     changed_at := timestamptz 'epoch' + (v_fields[1] || ' microseconds')::interval;  -- exact, unlike a float

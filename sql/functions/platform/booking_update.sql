@@ -38,7 +38,9 @@ BEGIN
            customer_email = v_booking.customer_email,
            customer_phone = v_booking.customer_phone,
            vehicle_plates = v_booking.vehicle_plates,
-           cancelled_at = v_booking.cancelled_at
+           cancelled_at = v_booking.cancelled_at,
+           previous_lot_ids = CASE WHEN v_booking.lot_id = b.lot_id OR b.lot_id = ANY (b.previous_lot_ids)
+                                   THEN b.previous_lot_ids ELSE b.previous_lot_ids || b.lot_id END
      WHERE b.operator_id = p_operator_id AND b.id = v_base.id
        AND b IS DISTINCT FROM v_booking;
 END
