@@ -275,11 +275,29 @@ pub fn assert_write_result(
     superseded: bool,
     dry_run: bool,
 ) -> Value {
+    let body = assert_write_envelope(response, status, &WRITE_RESULT_KEYS, external_id, result, dry_run);
+    assert_eq!(body["changed"], json!(changed));
+    assert_eq!(body["listing_review_superseded"], json!(superseded));
+    assert_eq!(keys(&body["lot"]), LOT_KEYS, "the read form's keys: {}", body["lot"]);
+    assert_eq!(body["lot"]["external_id"], json!(external_id));
+    body
+}
+
+/// The part every PUT route's answer shares: the status, JSON, a request id, exactly `result_keys`
+/// (plus `dry_run: true` on a dry run), the external_id and the result. Answers the body.
+pub fn assert_write_envelope(
+    response: &TestResponse,
+    status: u16,
+    result_keys: &[&str],
+    external_id: &str,
+    result: &str,
+    dry_run: bool,
+) -> Value {
     assert_eq!(response.status.as_u16(), status, "body {}", response.text());
     assert_eq!(response.header("content-type"), Some("application/json"));
     response.request_id();
     let body = response.json();
-    let mut expected_keys: Vec<&str> = WRITE_RESULT_KEYS.to_vec();
+    let mut expected_keys: Vec<&str> = result_keys.to_vec();
     if dry_run {
         expected_keys.push("dry_run");
         expected_keys.sort_unstable();
@@ -287,11 +305,7 @@ pub fn assert_write_result(
     }
     assert_eq!(keys(&body), expected_keys, "the write result's keys: {body}");
     assert_eq!(body["external_id"], json!(external_id));
-    assert_eq!(body["result"], json!(result));
-    assert_eq!(body["changed"], json!(changed));
-    assert_eq!(body["listing_review_superseded"], json!(superseded));
-    assert_eq!(keys(&body["lot"]), LOT_KEYS, "the read form's keys: {}", body["lot"]);
-    assert_eq!(body["lot"]["external_id"], json!(external_id));
+    assert_eq!(body["result"], json!(result), "{body}");
     body
 }
 

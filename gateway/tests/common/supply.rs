@@ -6,7 +6,7 @@
 use http::Method;
 use serde_json::{json, Value};
 
-use super::lots::{json_headers, keys};
+use super::lots::{assert_write_envelope, json_headers, keys};
 use super::{Credential, Operator, TestApp, TestResponse};
 
 /// The Rates object's keys (spec "Rates"), sorted.
@@ -215,19 +215,7 @@ pub fn assert_rates_result(
     envelope_widened: bool,
     dry_run: bool,
 ) -> Value {
-    assert_eq!(response.status.as_u16(), status, "body {}", response.text());
-    assert_eq!(response.header("content-type"), Some("application/json"));
-    response.request_id();
-    let body = response.json();
-    let mut expected_keys: Vec<&str> = RATES_RESULT_KEYS.to_vec();
-    if dry_run {
-        expected_keys.push("dry_run");
-        expected_keys.sort_unstable();
-        assert_eq!(body["dry_run"], json!(true));
-    }
-    assert_eq!(keys(&body), expected_keys, "the rates write result's keys: {body}");
-    assert_eq!(body["external_id"], json!(external_id));
-    assert_eq!(body["result"], json!(result), "{body}");
+    let body = assert_write_envelope(response, status, &RATES_RESULT_KEYS, external_id, result, dry_run);
     assert_eq!(body["changed"], json!(changed), "{body}");
     assert_eq!(body["envelope_widened"], json!(envelope_widened), "{body}");
     assert_eq!(keys(&body["rates"]), RATES_KEYS, "the Rates keys: {}", body["rates"]);
@@ -246,19 +234,7 @@ pub fn assert_closures_result(
     removed: i64,
     dry_run: bool,
 ) -> Value {
-    assert_eq!(response.status.as_u16(), status, "body {}", response.text());
-    assert_eq!(response.header("content-type"), Some("application/json"));
-    response.request_id();
-    let body = response.json();
-    let mut expected_keys: Vec<&str> = CLOSURES_RESULT_KEYS.to_vec();
-    if dry_run {
-        expected_keys.push("dry_run");
-        expected_keys.sort_unstable();
-        assert_eq!(body["dry_run"], json!(true));
-    }
-    assert_eq!(keys(&body), expected_keys, "the closure write result's keys: {body}");
-    assert_eq!(body["external_id"], json!(external_id));
-    assert_eq!(body["result"], json!(result), "{body}");
+    let body = assert_write_envelope(response, status, &CLOSURES_RESULT_KEYS, external_id, result, dry_run);
     assert_eq!((body["added"].clone(), body["removed"].clone()), (json!(added), json!(removed)), "{body}");
     for entry in body["blocked_periods"].as_array().expect("blocked_periods is an array") {
         assert_eq!(keys(entry), PERIOD_KEYS, "{entry}");
