@@ -18,7 +18,6 @@ DECLARE
     v_entry jsonb;
     v_index integer := -1;
     v_at text;
-    v_unknown text;
     v_starts date;
     v_ends date;
     v_reason jsonb;
@@ -34,11 +33,7 @@ BEGIN
         IF jsonb_typeof(v_entry) <> 'object' THEN
             PERFORM app.refuse(422, 'invalid_blocked_periods', v_at);
         END IF;
-        SELECT k INTO v_unknown FROM jsonb_object_keys(v_entry) AS k
-         WHERE k NOT IN ('starts_on', 'ends_on', 'reason') ORDER BY k LIMIT 1;
-        IF v_unknown IS NOT NULL THEN
-            PERFORM app.refuse(422, 'invalid_blocked_periods', v_at || '.' || v_unknown);
-        END IF;
+        PERFORM app.refuse_unknown_keys(v_entry, ARRAY['starts_on', 'ends_on', 'reason'], v_at || '.', 'invalid_blocked_periods');
         v_starts := app.json_date(v_entry -> 'starts_on', v_at || '.starts_on', 'invalid_blocked_periods');
         IF v_starts IS NULL OR v_starts NOT BETWEEN '2020-01-01' AND '2032-12-31' THEN
             PERFORM app.refuse(422, 'invalid_blocked_periods', v_at || '.starts_on');
@@ -176,15 +171,11 @@ AS $$
 DECLARE
     v_lot constant app.lots := app.caller_lot(p_operator_id, p_external_id);
     v_body jsonb := app.json_body(p_body);
-    v_unknown text;
 BEGIN
     IF jsonb_typeof(v_body) <> 'object' THEN
         PERFORM app.refuse(422, 'invalid_body');
     END IF;
-    SELECT k INTO v_unknown FROM jsonb_object_keys(v_body) AS k WHERE k <> 'blocked_periods' ORDER BY k LIMIT 1;
-    IF v_unknown IS NOT NULL THEN
-        PERFORM app.refuse(422, 'unknown_field', v_unknown);
-    END IF;
+    PERFORM app.refuse_unknown_keys(v_body, ARRAY['blocked_periods']);
     IF coalesce(jsonb_typeof(v_body -> 'blocked_periods'), 'null') = 'null' THEN  -- absent, or null
         PERFORM app.refuse(422, 'missing_field', 'blocked_periods');
     END IF;

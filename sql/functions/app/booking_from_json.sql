@@ -16,16 +16,12 @@ DECLARE
         'parking_days', 'status', 'payment_status', 'currency', 'total', 'channel', 'flight_number',
         'customer', 'vehicle_plates'];
     v_booking app.bookings := p_base;
-    v_unknown text;
     v_customer jsonb;
 BEGIN
     IF jsonb_typeof(p_booking) IS DISTINCT FROM 'object' THEN
         PERFORM app.refuse(422, 'invalid_body');
     END IF;
-    SELECT k INTO v_unknown FROM jsonb_object_keys(p_booking) AS k WHERE k <> ALL (c_keys) ORDER BY k LIMIT 1;
-    IF v_unknown IS NOT NULL THEN
-        PERFORM app.refuse(422, 'unknown_field', v_unknown);
-    END IF;
+    PERFORM app.refuse_unknown_keys(p_booking, c_keys);
 
     IF p_booking ? 'reference' THEN
         v_booking.reference := coalesce(app.json_text(p_booking -> 'reference', 'reference', 64), p_base.reference);
@@ -96,11 +92,7 @@ BEGIN
         IF jsonb_typeof(v_customer) <> 'object' THEN
             PERFORM app.refuse(422, 'invalid_body', 'customer');
         END IF;
-        SELECT k INTO v_unknown FROM jsonb_object_keys(v_customer) AS k
-         WHERE k NOT IN ('first_name', 'last_name', 'email', 'phone') ORDER BY k LIMIT 1;
-        IF v_unknown IS NOT NULL THEN
-            PERFORM app.refuse(422, 'unknown_field', 'customer.' || v_unknown);
-        END IF;
+        PERFORM app.refuse_unknown_keys(v_customer, ARRAY['first_name', 'last_name', 'email', 'phone'], 'customer.');
         v_booking.customer_first_name := app.json_text(v_customer -> 'first_name', 'customer.first_name', 200);
         v_booking.customer_last_name := app.json_text(v_customer -> 'last_name', 'customer.last_name', 200);
         v_booking.customer_email := app.json_text(v_customer -> 'email', 'customer.email', 320);

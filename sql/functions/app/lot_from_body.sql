@@ -18,7 +18,6 @@ DECLARE
         'indoor', 'security', 'cameras', 'gate_automation', 'plate_recognition', 'ev_charging',
         'disabled_access', 'oversize_vehicle', 'valet'];
     v_lot app.lots;
-    v_unknown text;
     v_value jsonb;
     v_text text;
     v_number numeric;
@@ -31,10 +30,7 @@ BEGIN
     IF p_body ? 'rates' THEN
         PERFORM app.refuse(422, 'field_belongs_to_another_route', 'rates');
     END IF;
-    SELECT k INTO v_unknown FROM jsonb_object_keys(p_body) AS k WHERE k <> ALL (c_fields) ORDER BY k LIMIT 1;
-    IF v_unknown IS NOT NULL THEN
-        PERFORM app.refuse(422, 'unknown_field', v_unknown);
-    END IF;
+    PERFORM app.refuse_unknown_keys(p_body, c_fields);
 
     -- external_id: checked, not used
     v_text := app.json_text(p_body -> 'external_id', 'external_id', 200);
@@ -141,12 +137,8 @@ BEGIN
         IF jsonb_typeof(v_value) <> 'object' THEN
             PERFORM app.refuse(422, 'invalid_body', 'cancellation');
         END IF;
-        SELECT k INTO v_unknown FROM jsonb_object_keys(v_value) AS k
-         WHERE k NOT IN ('free_until_hours_before_check_in', 'penalty_percent_after', 'no_show_forfeits_full')
-         ORDER BY k LIMIT 1;
-        IF v_unknown IS NOT NULL THEN
-            PERFORM app.refuse(422, 'unknown_field', 'cancellation.' || v_unknown);
-        END IF;
+        PERFORM app.refuse_unknown_keys(
+            v_value, ARRAY['free_until_hours_before_check_in', 'penalty_percent_after', 'no_show_forfeits_full'], 'cancellation.');
         IF (SELECT count(*) FROM jsonb_each(v_value) AS m WHERE jsonb_typeof(m.value) <> 'null') IN (1, 2) THEN
             PERFORM app.refuse(422, 'incomplete_cancellation_policy', 'cancellation');
         END IF;

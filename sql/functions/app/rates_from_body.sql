@@ -16,16 +16,12 @@ DECLARE
         'dynamic', 'valid_from', 'valid_to'];
     v_rates app.lot_rates;
     v_present text[];
-    v_unknown text;
     v_value jsonb;
 BEGIN
     IF jsonb_typeof(p_body) IS DISTINCT FROM 'object' THEN
         PERFORM app.refuse(422, 'invalid_body');
     END IF;
-    SELECT k INTO v_unknown FROM jsonb_object_keys(p_body) AS k WHERE k <> ALL (c_fields) ORDER BY k LIMIT 1;
-    IF v_unknown IS NOT NULL THEN
-        PERFORM app.refuse(422, 'unknown_field', v_unknown);
-    END IF;
+    PERFORM app.refuse_unknown_keys(p_body, c_fields);
     v_present := ARRAY(SELECT m.key FROM jsonb_each(p_body) AS m WHERE jsonb_typeof(m.value) <> 'null');
 
     IF 'fixed_price' = ANY (v_present) THEN

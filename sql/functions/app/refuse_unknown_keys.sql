@@ -1,0 +1,20 @@
+-- Refuse an object carrying a key outside p_known: PT422 p_error (default unknown_field) naming the
+-- first such key in byte order, after p_prefix (`cancellation.`, `blocked_periods[3].`).
+CREATE OR REPLACE FUNCTION app.refuse_unknown_keys(
+    p_object jsonb,
+    p_known text[],
+    p_prefix text DEFAULT '',
+    p_error text DEFAULT 'unknown_field')
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = ''
+AS $$
+DECLARE
+    v_unknown text := (SELECT k FROM jsonb_object_keys(p_object) AS k WHERE k <> ALL (p_known) ORDER BY k COLLATE "C" LIMIT 1);
+BEGIN
+    IF v_unknown IS NOT NULL THEN
+        PERFORM app.refuse(422, p_error, p_prefix || v_unknown);
+    END IF;
+END
+$$;
+REVOKE ALL ON FUNCTION app.refuse_unknown_keys(jsonb, text[], text, text) FROM PUBLIC;
