@@ -740,4 +740,45 @@ BEGIN
 END
 $$;
 
+
+-- A connection string to this very database as this user, for a second session through dblink:
+-- the tests that need real concurrency commit their own fixtures through it.
+CREATE FUNCTION tests.own_database_conninfo()
+RETURNS text
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT format('host=%s port=%s dbname=%s user=%s',
+                  coalesce(host(inet_server_addr()), split_part(current_setting('unix_socket_directories'), ',', 1)),
+                  current_setting('port'), current_database(), current_user);
+$$;
+
+-- Remove everything committed for the operators named p_name, through an autocommitting dblink
+-- session (the calling file creates the dblink extension). Bookings, and a lot that took one, are
+-- never deleted by anyone: only with the triggers off (session_replication_role `replica`, a
+-- superuser's setting) can a test remove what it committed.
+CREATE FUNCTION tests.remove_committed_operators(p_name text)
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    PERFORM dblink_exec(tests.own_database_conninfo(), format($q$
+        DO $do$
+        DECLARE
+            v_ops uuid[] := ARRAY(SELECT id FROM app.operators WHERE name = %L);
+            v_users uuid[] := ARRAY(SELECT user_id FROM app.memberships WHERE operator_id = ANY (v_ops));
+        BEGIN
+            PERFORM set_config('session_replication_role', 'replica', true);
+            DELETE FROM app.bookings WHERE operator_id = ANY (v_ops);
+            DELETE FROM app.lots WHERE operator_id = ANY (v_ops);
+            DELETE FROM app.api_credentials WHERE operator_id = ANY (v_ops);
+            DELETE FROM app.memberships WHERE operator_id = ANY (v_ops);
+            DELETE FROM app.users WHERE id = ANY (v_users);
+            DELETE FROM app.operators WHERE id = ANY (v_ops);
+        END
+        $do$
+    $q$, p_name));
+END
+$$;
+
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA tests TO PUBLIC;

@@ -8,32 +8,10 @@ SELECT plan(15);
 
 CREATE EXTENSION dblink;  -- rolled back with the file
 
-CREATE TEMP TABLE conn AS
-SELECT format('host=%s port=%s dbname=%s user=%s',
-              coalesce(host(inet_server_addr()), split_part(current_setting('unix_socket_directories'), ',', 1)),
-              current_setting('port'), current_database(), current_user) AS info;
+CREATE TEMP TABLE conn AS SELECT tests.own_database_conninfo() AS info;
 
--- Everything committed for the race operator(s), removed through an autocommitting session.
-CREATE FUNCTION pg_temp.clean_up()
-RETURNS void
-LANGUAGE sql
-AS $$
-    SELECT dblink_exec((SELECT info FROM conn), $q$
-        DO $do$
-        DECLARE
-            v_ops uuid[] := ARRAY(SELECT id FROM app.operators WHERE name = 'pgTAP race operator');
-            v_users uuid[] := ARRAY(SELECT user_id FROM app.memberships WHERE operator_id = ANY (v_ops));
-        BEGIN
-            DELETE FROM app.lots WHERE operator_id = ANY (v_ops);
-            DELETE FROM app.api_credentials WHERE operator_id = ANY (v_ops);
-            DELETE FROM app.memberships WHERE operator_id = ANY (v_ops);
-            DELETE FROM app.users WHERE id = ANY (v_users);
-            DELETE FROM app.operators WHERE id = ANY (v_ops);
-        END
-        $do$
-    $q$);
-$$;
-SELECT pg_temp.clean_up();
+-- Everything an earlier, interrupted run committed for this file's operator is removed first.
+SELECT tests.remove_committed_operators('pgTAP race operator');
 
 -- The fixture, committed: an operator with two write credentials, one for each session (with one
 -- credential the second request would wait for the first's record of its use instead, and then
@@ -100,7 +78,7 @@ SELECT is((SELECT count(*) FROM app.lots WHERE operator_id = (SELECT a FROM fx))
 
 SELECT dblink_disconnect('first');
 SELECT dblink_disconnect('second');
-SELECT pg_temp.clean_up();
+SELECT tests.remove_committed_operators('pgTAP race operator');
 
 SELECT * FROM finish();
 ROLLBACK;

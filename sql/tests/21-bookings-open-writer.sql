@@ -12,36 +12,10 @@ SELECT plan(40);
 
 CREATE EXTENSION dblink;  -- rolled back with the file
 
-CREATE TEMP TABLE conn AS
-SELECT format('host=%s port=%s dbname=%s user=%s',
-              coalesce(host(inet_server_addr()), split_part(current_setting('unix_socket_directories'), ',', 1)),
-              current_setting('port'), current_database(), current_user) AS info;
+CREATE TEMP TABLE conn AS SELECT tests.own_database_conninfo() AS info;
 
--- Everything committed for the operator of this file, removed through an autocommitting session.
--- Bookings, and a lot that took one, are never deleted by anyone: only with the triggers off
--- (session_replication_role `replica`, a superuser's setting) can a test remove what it committed.
-CREATE FUNCTION pg_temp.clean_up()
-RETURNS void
-LANGUAGE sql
-AS $$
-    SELECT dblink_exec((SELECT info FROM conn), $q$
-        DO $do$
-        DECLARE
-            v_ops uuid[] := ARRAY(SELECT id FROM app.operators WHERE name = 'pgTAP open writer operator');
-            v_users uuid[] := ARRAY(SELECT user_id FROM app.memberships WHERE operator_id = ANY (v_ops));
-        BEGIN
-            PERFORM set_config('session_replication_role', 'replica', true);
-            DELETE FROM app.bookings WHERE operator_id = ANY (v_ops);
-            DELETE FROM app.lots WHERE operator_id = ANY (v_ops);
-            DELETE FROM app.api_credentials WHERE operator_id = ANY (v_ops);
-            DELETE FROM app.memberships WHERE operator_id = ANY (v_ops);
-            DELETE FROM app.users WHERE id = ANY (v_users);
-            DELETE FROM app.operators WHERE id = ANY (v_ops);
-        END
-        $do$
-    $q$);
-$$;
-SELECT pg_temp.clean_up();
+-- Everything an earlier, interrupted run committed for this file's operator is removed first.
+SELECT tests.remove_committed_operators('pgTAP open writer operator');
 
 -- The fixture, committed: an operator with a lot l1, a read_bookings and a write_supply credential.
 -- The read credential is used once there, so its last_used_at is recorded later than this
@@ -193,7 +167,7 @@ SELECT is(pg_temp.refs(NULL), ARRAY['LATE-1', 'OTHER-1', 'EARLY-1', 'OTHER-2', '
 
 SELECT dblink_disconnect('writer');
 SELECT dblink_disconnect('second');
-SELECT pg_temp.clean_up();
+SELECT tests.remove_committed_operators('pgTAP open writer operator');
 
 SELECT * FROM finish();
 ROLLBACK;
