@@ -2,7 +2,8 @@
 #
 #   make run    local cluster under .pg/ (unless DATABASE_URL is set), migrate, seed a demo
 #               operator, print a working credential and curl line, serve on 127.0.0.1:8080
-#   make test   every test layer: pgTAP (pg_prove), plpgsql_check, cargo tests
+#   make test   every test layer: pgTAP (pg_prove, twice for body files: C and en_US locales),
+#               plpgsql_check, cargo tests, the OpenAPI meta-schema check, schemathesis
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -12,7 +13,7 @@ CLUSTER := sql/dev/cluster.sh
 LISTEN_ADDR ?= 127.0.0.1:8080
 BASE_PATH ?= /v1
 
-.PHONY: help deps db build run test test-sql test-rust clean-db
+.PHONY: help deps db build run test test-sql test-rust test-openapi test-contract fuzz
 
 help:
 	@echo "make run    start a local database, seed a demo credential and serve on $(LISTEN_ADDR)"
@@ -29,21 +30,42 @@ db: deps
 build:
 	cargo build --release --locked --bin ingest
 
+# On the local cluster the gateway and the worker log in as their own roles (trust authentication on
+# loopback), so the role settings that keep secrets out of the server log apply, as in production.
 run: db build
 	@url="$${DATABASE_URL:-$$($(CLUSTER) url)}"; \
+	serve_url="$${DATABASE_URL:-$$($(CLUSTER) url ingest ingest_gateway)}"; \
+	worker_url="$${DATABASE_URL:-$$($(CLUSTER) url ingest webhook_worker)}"; \
 	DATABASE_URL="$$url" LOG_LEVEL=warn target/release/ingest migrate; \
 	psql "$$url" -qX -v base_url="http://$(LISTEN_ADDR)$(BASE_PATH)" -f sql/dev/demo.sql; \
 	echo "Serving on http://$(LISTEN_ADDR)$(BASE_PATH) (Ctrl-C stops)"; \
-	DATABASE_URL="$$url" LISTEN_ADDR="$(LISTEN_ADDR)" BASE_PATH="$(BASE_PATH)" exec target/release/ingest serve
+	DATABASE_URL="$$serve_url" WEBHOOK_DATABASE_URL="$$worker_url" LISTEN_ADDR="$(LISTEN_ADDR)" BASE_PATH="$(BASE_PATH)" \
+	    exec target/release/ingest serve
 
 # Always the local cluster: tests create and drop databases of their own.
 test: deps
 	@$(CLUSTER) start
 	cargo build --locked --bin ingest
-	$(MAKE) --no-print-directory test-sql test-rust
+	$(MAKE) --no-print-directory test-sql test-rust test-openapi test-contract
 
 test-sql:
 	INGEST_BIN=target/debug/ingest pgtap/run.sh
 
 test-rust:
 	TEST_DATABASE_URL="$$($(CLUSTER) url postgres)" PG_BIN=/usr/lib/postgresql/15/bin cargo test --locked --workspace
+
+# The published OpenAPI document validates against the OpenAPI 3.1 meta-schema (a pinned validator
+# from PyPI, in a virtual environment under target/).
+PYTOOLS := target/pytools
+test-openapi:
+	@[ -x $(PYTOOLS)/bin/openapi-spec-validator ] || { python3 -m venv $(PYTOOLS) && $(PYTOOLS)/bin/pip install -q openapi-spec-validator==0.7.1; }
+	target/debug/ingest openapi > target/openapi.json
+	$(PYTOOLS)/bin/openapi-spec-validator target/openapi.json
+
+# Contract tests: schemathesis (pinned, from PyPI) against a gateway on a fresh database.
+test-contract:
+	INGEST_BIN=target/debug/ingest gateway/contract/run.sh
+
+# The parser property tests with many more cases than make test runs.
+fuzz:
+	PROPTEST_CASES=200000 cargo test --locked --release --test parsers_fuzz

@@ -10,7 +10,7 @@ SELECT p.oid::regprocedure AS function, r.level, r.message, r.lineno, r.statemen
   JOIN pg_language AS l ON l.oid = p.prolang
  CROSS JOIN LATERAL plpgsql_check_function_tb(p.oid, fatal_errors => false) AS r
  WHERE l.lanname = 'plpgsql'
-   AND n.nspname IN ('app', 'api', 'console', 'platform')
+   AND n.oid = ANY (tests.project_schemas())
    AND p.prorettype <> 'trigger'::regtype;
 
 SELECT function, level, lineno, statement, message FROM check_report ORDER BY level, function::text, lineno;
@@ -20,7 +20,7 @@ DECLARE
     v_errors integer := (SELECT count(*) FROM check_report WHERE level = 'error');
     v_checked integer := (SELECT count(*) FROM pg_proc AS p JOIN pg_namespace AS n ON n.oid = p.pronamespace
                            JOIN pg_language AS l ON l.oid = p.prolang
-                          WHERE l.lanname = 'plpgsql' AND n.nspname IN ('app', 'api', 'console', 'platform'));
+                          WHERE l.lanname = 'plpgsql' AND n.oid = ANY (tests.project_schemas()));
 BEGIN
     IF v_errors > 0 THEN
         RAISE EXCEPTION 'plpgsql_check: % error(s)', v_errors;

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The database test layer: a fresh database, migrated by the binary exactly as in production, then
 # the `tests` helper schema (pgtap/tests_schema.sql), every pgTAP file of sql/tests through pg_prove,
-# and plpgsql_check over every PL/pgSQL function of the project's schemas.
+# and plpgsql_check over every PL/pgSQL function of the project's schemas. Then the files that judge
+# request bodies run again in a second database whose locale and default collation are en_US.UTF-8:
+# trimming, "first in byte order" and duplicate keys must not depend on the server's locale.
 #
-#   pgtap/run.sh [sql/tests/NN-topic.sql ...]      (default: all of sql/tests)
+#   pgtap/run.sh [sql/tests/NN-topic.sql ...]      (default: all of sql/tests, then the second pass)
 #
 # Needs the cluster of sql/dev/cluster.sh (started by `make test`) and a built binary (INGEST_BIN).
 set -euo pipefail
@@ -13,17 +15,41 @@ cluster="$root/sql/dev/cluster.sh"
 bin="${INGEST_BIN:-$root/target/debug/ingest}"
 db="pgtap_$(date +%s)_$$"
 admin=$("$cluster" url postgres)
-url=$("$cluster" url "$db")
+# The files of the second pass: every test that sends bodies or compares text a client sees.
+locale_files=(09-lot-body-validation 13-lots-list 15-rates 16-blocked-periods 18-bookings-storage 26-body-edge-cases)
 
-cleanup() { psql "$admin" -qXc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true; }
+cleanup() {
+    for name in "$db" "${db}_en_us"; do
+        psql "$admin" -qXc "DROP DATABASE IF EXISTS $name WITH (FORCE)" >/dev/null 2>&1 || true
+    done
+}
 trap cleanup EXIT
 
-psql "$admin" -qXc "CREATE DATABASE $db" >/dev/null
-DATABASE_URL="$url" LOG_LEVEL=warn "$bin" migrate
-psql "$url" -qX -v ON_ERROR_STOP=1 -f "$root/pgtap/tests_schema.sql" >/dev/null
+# prepare <database> [CREATE DATABASE options]: created, migrated, the helper schema loaded.
+prepare() {
+    local name=$1
+    shift
+    psql "$admin" -qXc "CREATE DATABASE $name $*" >/dev/null
+    DATABASE_URL=$("$cluster" url "$name") LOG_LEVEL=warn "$bin" migrate
+    psql "$("$cluster" url "$name")" -qX -v ON_ERROR_STOP=1 -f "$root/pgtap/tests_schema.sql" >/dev/null
+}
 
-if [ $# -eq 0 ]; then set -- "$root"/sql/tests/*.sql; fi
-pg_prove --dbname "$db" --host 127.0.0.1 --port "${PG_PORT:-54329}" --username postgres "$@"
+prove() {
+    local name=$1
+    shift
+    pg_prove --dbname "$name" --host 127.0.0.1 --port "${PG_PORT:-15432}" --username postgres "$@"
+}
 
-echo "plpgsql_check: every PL/pgSQL function of app, api, console, platform"
-psql "$url" -qX -v ON_ERROR_STOP=1 -f "$root/pgtap/plpgsql_check.sql"
+prepare "$db"
+if [ $# -gt 0 ]; then
+    prove "$db" "$@"
+    exit 0
+fi
+prove "$db" "$root"/sql/tests/*.sql
+
+echo "plpgsql_check: every PL/pgSQL function of the project's schemas"
+psql "$("$cluster" url "$db")" -qX -v ON_ERROR_STOP=1 -f "$root/pgtap/plpgsql_check.sql"
+
+echo "The body-validation files again, in a database of locale en_US.UTF-8"
+prepare "${db}_en_us" "TEMPLATE template0 ENCODING 'UTF8' LOCALE 'en_US.UTF-8'"
+prove "${db}_en_us" $(printf "$root/sql/tests/%s.sql " "${locale_files[@]}")

@@ -28,6 +28,16 @@ DROP SCHEMA IF EXISTS tests CASCADE;
 CREATE SCHEMA tests;
 GRANT USAGE ON SCHEMA tests TO PUBLIC;
 
+-- The project's schemas: those its owner role owns (app, api, console, platform, webhook), the same
+-- rule `ingest migrate` uses to find what the tree must define.
+CREATE FUNCTION tests.project_schemas()
+RETURNS regnamespace[]
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT array_agg(oid::regnamespace ORDER BY nspname) FROM pg_namespace WHERE nspowner = 'ingest_owner'::regrole;
+$$;
+
 -- ------------------------------------------------------------------------------------------------
 -- Acting as someone
 -- ------------------------------------------------------------------------------------------------
@@ -103,6 +113,21 @@ RETURNS void
 LANGUAGE sql
 AS $$
     SELECT tests.act_as_superuser(), set_config('role', 'ingest_gateway', true);
+$$;
+
+-- Lend TEMPORARY on this database to the project's roles for the rest of the calling test's
+-- transaction (every test file ends in ROLLBACK, which takes it back). The migration grants it to no
+-- role (sql/tests/22 checks that), but a test that keeps its fixtures in temporary tables and reads
+-- or fills them while acting as `authenticated`, `ingest_gateway` or `platform_service` needs it:
+-- without it the session's temporary schema is closed to them.
+CREATE FUNCTION tests.lend_temporary_to_project_roles()
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    EXECUTE format('GRANT TEMPORARY ON DATABASE %I TO ingest_owner, ingest_gateway, authenticator, anon, '
+                   'authenticated, platform_service, webhook_worker', current_database());
+END
 $$;
 
 -- ------------------------------------------------------------------------------------------------
@@ -187,6 +212,27 @@ BEGIN
       FROM console.api_credential_issue('test credential', p_scopes, p_expires_in_days) AS i;
     PERFORM tests.restore_acting_state(v_state);
     RETURN v_bearer;
+END
+$$;
+
+-- A webhook endpoint for p_operator, registered the console way by a new owner through
+-- console.webhook_endpoint_register; returns its id. The secret is `whsec_` + 64 hex of p_secret_byte.
+CREATE FUNCTION tests.register_webhook(
+    p_operator uuid,
+    p_url text DEFAULT 'https://hooks.example.test/ingest',
+    p_secret text DEFAULT 'whsec_' || repeat('ab', 32))
+RETURNS uuid
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_state jsonb := tests.acting_state();
+    v_owner uuid := tests.make_member(p_operator, 'owner');
+    v_id uuid;
+BEGIN
+    PERFORM tests.act_as_console_user(v_owner, p_operator);
+    SELECT r.id INTO STRICT v_id FROM console.webhook_endpoint_register(p_url, p_secret) AS r;
+    PERFORM tests.restore_acting_state(v_state);
+    RETURN v_id;
 END
 $$;
 

@@ -7,6 +7,8 @@
 //! cannot be JSON: it reaches the database as NULL, which answers 422 `invalid_json` after the
 //! credential check, like every other body fault.
 
+use std::time::Duration;
+
 use bytes::Bytes;
 use http::header::{CONTENT_LENGTH, CONTENT_TYPE};
 use http::{HeaderMap, StatusCode};
@@ -58,15 +60,19 @@ fn is_json(value: &str) -> bool {
 /// Reads at most 64 KiB (413 past that) and answers the text, or None when it is not UTF-8 or holds
 /// a NUL byte, which no JSON text does and PostgreSQL text cannot hold (the database refuses None
 /// as `invalid_json`, after authentication, in the order of checks).
-pub async fn read<B>(body: B) -> Result<Option<String>, ApiError>
+///
+/// The whole body must arrive within `deadline`; a client that stalls, or goes away mid-body, is a
+/// client abort ([`ApiError::client_abort`]): it gets no answer and nothing is written.
+pub async fn read<B>(body: B, deadline: Duration) -> Result<Option<String>, ApiError>
 where
     B: http_body::Body<Data = Bytes>,
     B::Error: std::error::Error + Send + Sync + 'static,
 {
-    let bytes = match Limited::new(body, MAX_BODY_BYTES).collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(error) if error.downcast_ref::<http_body_util::LengthLimitError>().is_some() => return Err(too_large()),
-        Err(_) => return Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_json")),
+    let bytes = match tokio::time::timeout(deadline, Limited::new(body, MAX_BODY_BYTES).collect()).await {
+        Ok(Ok(collected)) => collected.to_bytes(),
+        Ok(Err(error)) if error.downcast_ref::<http_body_util::LengthLimitError>().is_some() => return Err(too_large()),
+        Ok(Err(_)) => return Err(ApiError::client_abort("the body ended before its end")),
+        Err(_) => return Err(ApiError::client_abort("the body did not arrive in time")),
     };
     Ok(String::from_utf8(bytes.to_vec()).ok().filter(|text| !text.contains('\0')))
 }
@@ -114,16 +120,17 @@ mod tests {
     #[tokio::test]
     async fn a_body_over_64_kib_is_413_and_one_at_the_limit_is_read() {
         let at_limit = http_body_util::Full::new(Bytes::from(vec![b' '; MAX_BODY_BYTES]));
-        assert_eq!(read(at_limit).await.unwrap().map(|text| text.len()), Some(MAX_BODY_BYTES));
+        let deadline = Duration::from_secs(1);
+        assert_eq!(read(at_limit, deadline).await.unwrap().map(|text| text.len()), Some(MAX_BODY_BYTES));
         let over = http_body_util::Full::new(Bytes::from(vec![b' '; MAX_BODY_BYTES + 1]));
-        assert_eq!(read(over).await.unwrap_err().code, "payload_too_large");
+        assert_eq!(read(over, deadline).await.unwrap_err().code, "payload_too_large");
     }
 
     #[tokio::test]
     async fn a_body_that_is_not_utf8_is_no_text() {
         let latin1 = http_body_util::Full::new(Bytes::from_static(b"{\"name\":\"caf\xe9\"}"));
-        assert_eq!(read(latin1).await.unwrap(), None);
+        assert_eq!(read(latin1, Duration::from_secs(1)).await.unwrap(), None);
         let nul = http_body_util::Full::new(Bytes::from_static(b"{\"name\":\"a\x00b\"}"));
-        assert_eq!(read(nul).await.unwrap(), None);
+        assert_eq!(read(nul, Duration::from_secs(1)).await.unwrap(), None);
     }
 }

@@ -1,7 +1,10 @@
 //! Settings, all from environment variables (documented with their defaults in the README).
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::time::Duration;
+
+use crate::ratelimit::{Limits, Rate};
 
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -20,6 +23,41 @@ pub struct Config {
     pub database_timeout: Duration,
     /// `SHUTDOWN_GRACE_SECONDS`: how long requests in flight may finish after SIGTERM/SIGINT.
     pub shutdown_grace: Duration,
+    /// `HEADER_TIMEOUT_MS` (default 10000): the longest a request head may take to arrive.
+    pub header_timeout: Duration,
+    /// `BODY_TIMEOUT_MS` (default 10000): the longest a request body may take to arrive.
+    pub body_timeout: Duration,
+    /// `MAX_CONNECTIONS` (default 1024): open client connections at most; more wait in the backlog.
+    pub max_connections: usize,
+    /// `WEBHOOK_WORKER`: `on` (default) runs the webhook worker inside `serve`; `off` leaves it to
+    /// `ingest webhooks` processes of its own.
+    pub webhook_worker: bool,
+    pub webhooks: WebhookSettings,
+    /// `RATE_LIMITS` (`on`, default, or `off` for benchmarks) and `RATE_LIMIT_<BUCKET>` (each
+    /// `<burst>/<seconds per token>s`; the spec's numbers by default): None when lifted.
+    pub rate_limits: Option<Limits>,
+    /// `EDGE_SECRET`: the key of the signed `X-Forwarded-Client` header; none: the peer counts.
+    pub edge_secret: Option<Vec<u8>>,
+}
+
+/// The webhook worker's settings.
+#[derive(Clone, Debug)]
+pub struct WebhookSettings {
+    /// `WEBHOOK_DATABASE_URL` (default `DATABASE_URL`): the worker's connection.
+    pub database_url: String,
+    /// `WEBHOOK_DATABASE_ROLE` (default `webhook_worker`; empty: stay as logged in).
+    pub database_role: Option<String>,
+    /// `WEBHOOK_CONCURRENCY` (default 16): attempts under way at once in this process.
+    pub concurrency: usize,
+    /// `WEBHOOK_PER_OPERATOR` (default 2): attempts under way at once for one operator, across all
+    /// processes.
+    pub per_operator: usize,
+    /// `WEBHOOK_SWEEP_INTERVAL_MS` (default 1000): how often the worker looks for due hints.
+    pub sweep_interval: Duration,
+    /// `WEBHOOK_PUBLIC_RANGES` (staging only; default none): CIDR ranges that count as public.
+    pub public_ranges: String,
+    /// `WEBHOOK_EXTRA_ROOTS` (staging only; default none): a PEM file of extra trust anchors.
+    pub extra_roots: Option<PathBuf>,
 }
 
 impl Config {
@@ -38,6 +76,43 @@ impl Config {
             return Err("BASE_PATH must start with / and not end with /".into());
         }
         let role = get("DATABASE_ROLE", "ingest_gateway");
+        let webhook_role = get("WEBHOOK_DATABASE_ROLE", "webhook_worker");
+        let webhooks = WebhookSettings {
+            database_url: lookup("WEBHOOK_DATABASE_URL").filter(|url| !url.is_empty()).unwrap_or(database_url.clone()),
+            database_role: (!webhook_role.is_empty()).then_some(webhook_role),
+            concurrency: positive("WEBHOOK_CONCURRENCY", &get("WEBHOOK_CONCURRENCY", "16"))?,
+            per_operator: positive("WEBHOOK_PER_OPERATOR", &get("WEBHOOK_PER_OPERATOR", "2"))?,
+            sweep_interval: Duration::from_millis(
+                positive("WEBHOOK_SWEEP_INTERVAL_MS", &get("WEBHOOK_SWEEP_INTERVAL_MS", "1000"))? as u64,
+            ),
+            public_ranges: get("WEBHOOK_PUBLIC_RANGES", ""),
+            extra_roots: lookup("WEBHOOK_EXTRA_ROOTS").filter(|path| !path.is_empty()).map(PathBuf::from),
+        };
+        let webhook_worker = match get("WEBHOOK_WORKER", "on").as_str() {
+            "on" => true,
+            "off" => false,
+            other => return Err(format!("WEBHOOK_WORKER must be on or off, not {other:?}")),
+        };
+        let spec = Limits::spec();
+        let rate = |name: &str, default: Rate| -> Result<Rate, String> {
+            match lookup(name).filter(|value| !value.is_empty()) {
+                None => Ok(default),
+                Some(value) => Rate::parse(&value).ok_or(format!("{name} must be <burst>/<seconds>s, like 60/1s: {value:?}")),
+            }
+        };
+        let limits = Limits {
+            all_requests: rate("RATE_LIMIT_ALL_REQUESTS", spec.all_requests)?,
+            failed_auth: rate("RATE_LIMIT_FAILED_AUTH", spec.failed_auth)?,
+            reads: rate("RATE_LIMIT_READS", spec.reads)?,
+            writes_burst: rate("RATE_LIMIT_WRITES_BURST", spec.writes_burst)?,
+            writes_hourly: rate("RATE_LIMIT_WRITES_HOURLY", spec.writes_hourly)?,
+            max_buckets: positive("RATE_LIMIT_MAX_BUCKETS", &get("RATE_LIMIT_MAX_BUCKETS", "100000"))?,
+        };
+        let rate_limits = match get("RATE_LIMITS", "on").as_str() {
+            "on" => Some(limits),
+            "off" => None,
+            other => return Err(format!("RATE_LIMITS must be on or off, not {other:?}")),
+        };
         Ok(Config {
             listen: parse("LISTEN_ADDR", &get("LISTEN_ADDR", "127.0.0.1:8080"))?,
             base_path,
@@ -50,6 +125,13 @@ impl Config {
             shutdown_grace: Duration::from_secs(
                 positive("SHUTDOWN_GRACE_SECONDS", &get("SHUTDOWN_GRACE_SECONDS", "30"))? as u64,
             ),
+            header_timeout: Duration::from_millis(positive("HEADER_TIMEOUT_MS", &get("HEADER_TIMEOUT_MS", "10000"))? as u64),
+            body_timeout: Duration::from_millis(positive("BODY_TIMEOUT_MS", &get("BODY_TIMEOUT_MS", "10000"))? as u64),
+            max_connections: positive("MAX_CONNECTIONS", &get("MAX_CONNECTIONS", "1024"))?,
+            webhook_worker,
+            webhooks,
+            rate_limits,
+            edge_secret: lookup("EDGE_SECRET").filter(|secret| !secret.is_empty()).map(String::into_bytes),
         })
     }
 }
@@ -84,6 +166,38 @@ mod tests {
         assert_eq!(config.pool_size, 16);
         assert_eq!(config.database_timeout, Duration::from_secs(5));
         assert_eq!(config.shutdown_grace, Duration::from_secs(30));
+        assert_eq!(config.header_timeout, Duration::from_secs(10));
+        assert_eq!(config.body_timeout, Duration::from_secs(10));
+        assert_eq!(config.max_connections, 1024);
+        assert!(config.webhook_worker);
+        assert_eq!(config.webhooks.database_url, "postgres://x@h/db");
+        assert_eq!(config.webhooks.database_role.as_deref(), Some("webhook_worker"));
+        assert_eq!(config.webhooks.concurrency, 16);
+        assert_eq!(config.webhooks.per_operator, 2);
+        assert_eq!(config.webhooks.sweep_interval, Duration::from_secs(1));
+        assert_eq!(config.webhooks.public_ranges, "");
+        assert_eq!(config.webhooks.extra_roots, None);
+        assert_eq!(config.rate_limits, Some(Limits::spec()));
+        assert_eq!(config.edge_secret, None);
+    }
+
+    #[test]
+    fn rate_limits_can_be_lifted_or_changed_one_bucket_at_a_time() {
+        assert_eq!(config(&[("DATABASE_URL", "u"), ("RATE_LIMITS", "off")]).unwrap().rate_limits, None);
+        let changed = config(&[("DATABASE_URL", "u"), ("RATE_LIMIT_READS", "3/60s")]).unwrap().rate_limits.unwrap();
+        assert_eq!(changed.reads, Rate::new(3, Duration::from_secs(60)));
+        assert_eq!(changed.writes_burst, Limits::spec().writes_burst);
+        assert!(config(&[("DATABASE_URL", "u"), ("RATE_LIMIT_READS", "3")]).unwrap_err().contains("RATE_LIMIT_READS"));
+        assert!(config(&[("DATABASE_URL", "u"), ("RATE_LIMITS", "no")]).unwrap_err().contains("RATE_LIMITS"));
+    }
+
+    #[test]
+    fn the_webhook_worker_is_on_or_off_and_nothing_else() {
+        assert!(!config(&[("DATABASE_URL", "u"), ("WEBHOOK_WORKER", "off")]).unwrap().webhook_worker);
+        assert!(config(&[("DATABASE_URL", "u"), ("WEBHOOK_WORKER", "no")]).unwrap_err().contains("WEBHOOK_WORKER"));
+        assert!(config(&[("DATABASE_URL", "u"), ("WEBHOOK_CONCURRENCY", "0")]).unwrap_err().contains("WEBHOOK_CONCURRENCY"));
+        let own = config(&[("DATABASE_URL", "u"), ("WEBHOOK_DATABASE_URL", "w")]).unwrap();
+        assert_eq!(own.webhooks.database_url, "w");
     }
 
     #[test]

@@ -1,19 +1,30 @@
 //! The connection pool and the one way handlers reach the database.
 //!
-//! Connections are made lazily and switch to `DATABASE_ROLE` once, when created. Statements are
-//! prepared once per connection and cached, so a request is one round trip (Bind/Execute/Sync).
+//! Connections are made lazily and set up once, when created, by [`prepare_session`] (the role,
+//! the statement timeout, READ COMMITTED, what keeps secrets out of the server log): no extra round
+//! trip per request. Statements are prepared once per connection and cached, so a request is one
+//! round trip (Bind/Execute/Sync).
 //! Every call runs under one deadline (`DATABASE_TIMEOUT_MS`) covering the wait for a connection
-//! and the statement; past it the answer is 503 `try_again` and the connection is discarded.
+//! and the statement; past it the answer is 503 `try_again` and the connection is discarded. While
+//! the database cannot be reached, [`ConnectBackoff`] keeps connection attempts to a few a second.
 
 use std::time::Duration;
 
-use deadpool_postgres::{Hook, HookError, Manager, ManagerConfig, Object, Pool, RecyclingMethod, Runtime};
+use std::sync::Arc;
+
+use deadpool_postgres::{
+    Hook, HookError, Manager, ManagerConfig, Object, Pool, PoolError, RecyclingMethod, Runtime, TimeoutType,
+};
 use tokio::time::{timeout, Instant};
 use tokio_postgres::types::ToSql;
 use tokio_postgres::NoTls;
 
+use crate::backoff::{jitter, Admission, ConnectBackoff};
 use crate::config::Config;
 use crate::errors::ApiError;
+
+/// The longest the gateway waits for the server to take a cancel request.
+const CANCEL_DEADLINE: Duration = Duration::from_secs(1);
 
 /// What an `api.*` function answers: the HTTP status and the JSON body text.
 #[derive(Debug)]
@@ -26,6 +37,7 @@ pub struct Answer {
 pub struct Database {
     pool: Pool,
     deadline: Duration,
+    backoff: Arc<ConnectBackoff>,
 }
 
 impl Database {
@@ -56,37 +68,52 @@ impl Database {
                 let role = role.clone();
                 let statement_timeout = statement_timeout.clone();
                 Box::pin(async move {
-                    client
-                        .execute(
-                            "SELECT set_config('role', coalesce($1, current_user), false), \
-                                    set_config('statement_timeout', $2, false)",
-                            &[&role, &statement_timeout],
-                        )
-                        .await
-                        .map_err(HookError::Backend)?;
-                    Ok(())
+                    prepare_session(client, role.as_deref(), &statement_timeout).await.map_err(HookError::Backend)
                 })
             }))
             .build()
             .map_err(|_| "the database pool could not be built".to_string())?;
-        Ok(Database { pool, deadline: config.database_timeout })
+        Ok(Database { pool, deadline: config.database_timeout, backoff: Arc::default() })
     }
 
     /// Runs `sql`, a statement answering one row `(status integer, body text)`.
     pub async fn call(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Answer, ApiError> {
         let started = Instant::now();
+        let admission = self.backoff.admit(std::time::Instant::now(), self.deadline);
+        if admission == Admission::BackOff {
+            return Err(ApiError::database_unavailable("database unreachable: backing off"));
+        }
         let client = match timeout(self.deadline, self.pool.get()).await {
-            Ok(Ok(client)) => client,
-            Ok(Err(error)) => return Err(ApiError::from_pool(&error)),
-            Err(_) => return Err(ApiError::database_unavailable("pool wait timed out")),
+            Ok(Ok(client)) => {
+                self.backoff.succeeded();
+                client
+            }
+            Ok(Err(error)) => {
+                if unreachable(&error) {
+                    self.backoff.failed(std::time::Instant::now(), jitter());
+                } else if admission == Admission::Probe {
+                    self.backoff.probe_ended();
+                }
+                return Err(ApiError::from_pool(&error));
+            }
+            Err(_) => {
+                if admission == Admission::Probe {
+                    self.backoff.probe_ended();
+                }
+                return Err(ApiError::database_unavailable("pool wait timed out"));
+            }
         };
         let remaining = self.deadline.saturating_sub(started.elapsed());
         match timeout(remaining, query(&client, sql, params)).await {
             Ok(Ok(row)) => answer(&row),
             Ok(Err(error)) => Err(ApiError::from_db(&error)),
             Err(_) => {
-                // The statement may still be running; do not hand this connection to anyone else.
+                // The statement may still be running (waiting for a lock, say): cancel it on the
+                // server before answering, so a write the client was told failed never commits
+                // later; and never hand this connection to anyone else.
+                let cancel = client.cancel_token();
                 drop(Object::take(client));
+                let _ = timeout(CANCEL_DEADLINE, cancel.cancel_query(NoTls)).await;
                 Err(ApiError::database_unavailable("statement timed out"))
             }
         }
@@ -95,6 +122,49 @@ impl Database {
     /// Stops handing out connections and closes the idle ones.
     pub fn close(&self) {
         self.pool.close();
+    }
+}
+
+/// Makes a new session the service's, in one statement: it switches to `role` (None: stays as
+/// logged in), gets `statement_timeout` (milliseconds), READ COMMITTED (the bookings feed's
+/// watermark needs it, whatever the server's default), what keeps secrets out of the server log
+/// (generic plans, no parameters on logged errors; see `migrate::keep_secrets_out_of_the_server_log`)
+/// and a check every 100 ms that the client is still there (a statement whose caller gave up is
+/// aborted even if it only started after the cancel request). The gateway's pool and the webhook
+/// worker both start their sessions here.
+pub async fn prepare_session(
+    client: &tokio_postgres::Client,
+    role: Option<&str>,
+    statement_timeout_ms: &str,
+) -> Result<(), tokio_postgres::Error> {
+    client
+        .execute(
+            "SELECT set_config('role', coalesce($1, current_user), false), \
+                    set_config('statement_timeout', $2, false), \
+                    set_config('default_transaction_isolation', 'read committed', false), \
+                    set_config('plan_cache_mode', 'force_generic_plan', false), \
+                    set_config('log_parameter_max_length_on_error', '0', false), \
+                    set_config('client_connection_check_interval', '100ms', false)",
+            &[&role, &statement_timeout_ms],
+        )
+        .await
+        .map(drop)
+}
+
+/// Whether a pool error means the database could not be reached (a connection attempt failed, or
+/// the server refuses connections): the backoff's business. Other errors are not an outage.
+fn unreachable(error: &PoolError) -> bool {
+    let unreachable_db = |error: &tokio_postgres::Error| {
+        error.as_db_error().is_none_or(|db| {
+            let code = db.code().code();
+            code.starts_with("08") || code == "57P03" || code == "53300"
+        })
+    };
+    match error {
+        PoolError::Backend(error) => unreachable_db(error),
+        PoolError::Timeout(TimeoutType::Create) => true,
+        PoolError::PostCreateHook(HookError::Backend(error)) => error.as_db_error().is_none(),
+        _ => false,
     }
 }
 

@@ -1,34 +1,113 @@
-//! One request, from arrival to answer, in the order of checks DESIGN §5 fixes: route (404), verb
-//! (405, OPTIONS), body size (413) and content type (415) on the write routes, query syntax (422
-//! `invalid_query`), then the route's single database call. Every answer gets a fresh
-//! `X-Request-Id`; every request writes one log line, and every write a second one.
+//! One request, from arrival to answer, in the order of checks DESIGN §5 fixes: the source's
+//! all-requests bucket (429), route (404), verb (405, OPTIONS), the source's failed-authentication
+//! bucket (429), body size (413) and content type (415) on the write routes, query syntax (422
+//! `invalid_query`), the credential's buckets (429), then the route's single database call. Every
+//! answer gets a fresh `X-Request-Id`; every request writes one log line, and every write a second
+//! one.
 
+use std::future::Future;
+use std::net::IpAddr;
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
-use http::header::HeaderValue;
+use futures_util::FutureExt as _;
+use http::header::{HeaderValue, CONNECTION, CONTENT_LENGTH, TRANSFER_ENCODING};
 use http::request::Parts;
 use http::{Method, Request, Response, StatusCode};
 
+use crate::admission::{Admission, Cost};
 use crate::body;
 use crate::config::Config;
 use crate::credential::presented_key_id;
 use crate::db::{Answer, Database};
 use crate::errors::ApiError;
 use crate::handlers;
+use crate::openapi;
 use crate::query;
+use crate::ratelimit::RateLimiter;
 use crate::response::{self, Body, REQUEST_ID};
-use crate::routes::{self, Matched, Route};
+use crate::routes::{self, Bucket, Matched};
+use crate::source::{source_address, FORWARDED_CLIENT};
 use crate::telemetry::{LogSink, RequestLine, WriteLine};
 
 pub struct AppState {
     pub config: Config,
     pub db: Database,
     pub log: LogSink,
+    /// None when `RATE_LIMITS=off`.
+    pub limiter: Option<RateLimiter>,
+    /// The OpenAPI document, made once, and where it is served.
+    openapi: (String, Bytes),
 }
 
-pub async fn handle<B>(state: Arc<AppState>, request: Request<B>) -> Response<Body>
+impl AppState {
+    pub fn new(config: Config, db: Database, log: LogSink) -> AppState {
+        let limiter = config.rate_limits.clone().map(RateLimiter::new);
+        let document = openapi::document(&config.base_path).to_string();
+        let openapi = (openapi::path(&config.base_path), Bytes::from(document));
+        AppState { config, db, log, limiter, openapi }
+    }
+}
+
+/// A request whose client stalled or went away mid-body (status 499 in its log line): the
+/// connection is dropped without an answer.
+#[derive(Debug)]
+pub struct ClientGone;
+
+impl std::fmt::Display for ClientGone {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the client went away before its request arrived")
+    }
+}
+
+impl std::error::Error for ClientGone {}
+
+/// What the connection does with a handled request: answer it, or drop the connection.
+pub fn answer_or_drop(response: Response<Body>) -> Result<Response<Body>, ClientGone> {
+    match response.status().as_u16() {
+        499 => Err(ClientGone),
+        _ => Ok(response),
+    }
+}
+
+/// [`handle`], with a panic anywhere in it answered to that request as the stable 500 (and logged
+/// with a request id) rather than tearing down the connection; the process goes on serving.
+pub async fn handle_guarded<B>(state: Arc<AppState>, request: Request<B>, peer: IpAddr) -> Response<Body>
+where
+    B: http_body::Body<Data = Bytes>,
+    B::Error: std::error::Error + Send + Sync + 'static,
+{
+    let log = state.log.clone();
+    answer_even_if_it_panics(&log, handle(state, request, peer)).await
+}
+
+/// Runs `handling`; if it panics, answers 500 `internal_error` with a fresh `X-Request-Id` and writes
+/// the request line for it (cause `panic`).
+pub async fn answer_even_if_it_panics(log: &LogSink, handling: impl Future<Output = Response<Body>>) -> Response<Body> {
+    match AssertUnwindSafe(handling).catch_unwind().await {
+        Ok(response) => response,
+        Err(_) => {
+            let request_id = uuid::Uuid::new_v4().to_string();
+            let error = ApiError::internal("panic");
+            let mut response = response::error(&error);
+            if let Ok(value) = HeaderValue::from_str(&request_id) {
+                response.headers_mut().insert(REQUEST_ID, value);
+            }
+            log.write(serde_json::json!({
+                "message": "request",
+                "request_id": request_id,
+                "status": 500,
+                "cause": "panic",
+            }));
+            response
+        }
+    }
+}
+
+/// One request from `peer` (the connection's address).
+pub async fn handle<B>(state: Arc<AppState>, request: Request<B>, peer: IpAddr) -> Response<Body>
 where
     B: http_body::Body<Data = Bytes>,
     B::Error: std::error::Error + Send + Sync + 'static,
@@ -37,29 +116,47 @@ where
     let request_id = uuid::Uuid::new_v4().to_string();
     let (parts, body) = request.into_parts();
     let matched = routes::match_path(&state.config.base_path, parts.uri.path());
-    let route = matched.as_ref().map(|m| m.route);
+    let is_openapi = parts.uri.path() == state.openapi.0;
+    let route = matched.as_ref().map(|m| m.route.template()).or(is_openapi.then_some("/openapi.json"));
+    let now_unix = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |elapsed| elapsed.as_secs());
+    let forwarded = parts.headers.get(FORWARDED_CLIENT).map(HeaderValue::as_bytes);
+    let source = source_address(peer, forwarded, state.config.edge_secret.as_deref(), now_unix);
+    // The key id the request presents: its credential's rate-limit buckets, and its log line.
+    let key_id = presented_key_id(handlers::authorization(&parts));
+    let mut admission = Admission::new(state.limiter.as_ref(), source, key_id);
 
-    let (mut response, cause, answer_body) = match answer(&state, matched, &parts, body).await {
+    let mut body_read = false;
+    let outcome = match admission.request() {
+        Ok(()) if is_openapi => openapi_document(&state, &parts),
+        Ok(()) => answer(&state, &mut admission, matched, &parts, body, &mut body_read).await,
+        Err(refusal) => Err(refusal),
+    };
+    let (mut response, cause, answer_body) = match outcome {
         Ok((response, answer_body)) => (response, None, answer_body),
         Err(error) => (response::error(&error), error.cause, None),
     };
+    admission.settle(response.status(), response.headers_mut());
+    // An answer that leaves a body unread (404, 405, 413, 429, …) ends the connection, and says so:
+    // a client that reused it would otherwise find it closed under its next request.
+    if announces_body(&parts.headers) && !body_read {
+        response.headers_mut().insert(CONNECTION, HeaderValue::from_static("close"));
+    }
     if let Ok(value) = HeaderValue::from_str(&request_id) {
         response.headers_mut().insert(REQUEST_ID, value);
     }
 
-    let key_id = presented_key_id(handlers::authorization(&parts));
     let line = RequestLine {
         request_id: &request_id,
         key_id,
         method: parts.method.as_str(),
-        route: route.map(Route::template),
+        route,
         status: response.status().as_u16(),
         duration_ms: started.elapsed().as_secs_f64() * 1000.0,
         cause: cause.as_deref(),
     };
     state.log.write(line.to_json());
     if let (Some(route), Some(report)) = (route, answer_body) {
-        if let Some(line) = WriteLine::from_report(&request_id, key_id, route.template(), &report) {
+        if let Some(line) = WriteLine::from_report(&request_id, key_id, route, &report) {
             state.log.write(line);
         }
     }
@@ -69,9 +166,11 @@ where
 /// The response, and for a successful write the report it carries (for the write log line).
 async fn answer<B>(
     state: &AppState,
+    admission: &mut Admission<'_>,
     matched: Option<Matched>,
     parts: &Parts,
     body: B,
+    body_read: &mut bool,
 ) -> Result<(Response<Body>, Option<String>), ApiError>
 where
     B: http_body::Body<Data = Bytes>,
@@ -79,44 +178,92 @@ where
 {
     let Matched { route, external_id } = matched.ok_or_else(ApiError::not_found)?;
     if parts.method == Method::OPTIONS {
-        return Ok((response::options(route.allow()), None));
+        return Ok((response::options(&route.allow()), None));
     }
-    if !route.methods().contains(&parts.method) {
-        return Ok((response::method_not_allowed(route.allow()), None));
-    }
-    // Every PUT is a write: a JSON body, `dry_run`, and a write log line. 413 (announced, then
-    // found while reading) before 415; a body that is not UTF-8 reaches the database as NULL, which
-    // refuses it as `invalid_json` after the credential like any other body fault.
-    let writes = parts.method == Method::PUT;
+    let Some(operation) = route.operation(&parts.method) else {
+        return Ok((response::method_not_allowed(&route.allow()), None));
+    };
+    admission.source_may_authenticate()?;
+    // An operation with a body is a write: a JSON body, `dry_run`, and a write log line. 413
+    // (announced, then found while reading) before 415; a body that is not UTF-8 reaches the
+    // database as NULL, which refuses it as `invalid_json` after the credential like any other
+    // body fault.
+    let writes = operation.body.is_some();
     let text = if writes {
         body::check_length(&parts.headers)?;
-        let text = body::read(body).await?;
+        let text = body::read(body, state.config.body_timeout).await?;
+        *body_read = true;
         body::check_content_type(&parts.headers)?;
         text
     } else {
         None
     };
-    let params = query::parse(parts.uri.query(), route.query_parameters(&parts.method))?;
+    // Every query value is checked before the credential is counted (DESIGN §5).
+    let query = query::check(parts.uri.query(), operation.query)?;
+    admission.credential(match (operation.bucket, query.dry_run) {
+        (Bucket::Read, _) => Cost::Read,
+        (Bucket::Write, false) => Cost::Write,
+        (Bucket::Write, true) => Cost::DryRunWrite,
+    })?;
     let authorization = handlers::authorization(parts);
-    let db: &Database = &state.db;
-    let external_id = external_id.as_deref();
-    let answer = match (route, writes) {
-        (Route::Ping, _) => handlers::ping::get(db, authorization).await?,
-        (Route::Lots, _) => handlers::lots::list(db, authorization, &params).await?,
-        (Route::Bookings, _) => handlers::bookings::list(db, authorization, &params).await?,
-        (Route::LotBlockedPeriods, false) => handlers::blocked_periods::get(db, authorization, external_id).await?,
-        (route, true) => {
-            let dry_run = params.dry_run()?;
-            handlers::writes::put(db, route, authorization, external_id, text.as_deref(), dry_run).await?
-        }
-        // Checked above: these routes have no other verb than PUT.
-        (Route::Lot | Route::LotRates, false) => return Ok((response::method_not_allowed(route.allow()), None)),
-    };
+    let answer =
+        handlers::call(&state.db, operation.call, authorization, external_id.as_deref(), &query, text.as_deref()).await?;
     let report = writes.then(|| answer.body.clone());
     Ok((from_answer(answer), report))
+}
+
+/// `GET <root>/openapi.json`: no credential, no query parameter, GET (and OPTIONS) only.
+fn openapi_document(state: &AppState, parts: &Parts) -> Result<(Response<Body>, Option<String>), ApiError> {
+    const ALLOW: &str = "GET, OPTIONS";
+    match parts.method {
+        Method::OPTIONS => Ok((response::options(ALLOW), None)),
+        Method::GET => {
+            query::check(parts.uri.query(), &[])?;
+            Ok((response::json(StatusCode::OK, state.openapi.1.clone()), None))
+        }
+        _ => Ok((response::method_not_allowed(ALLOW), None)),
+    }
+}
+
+/// Whether the request carries a body: a Content-Length above zero, or any Transfer-Encoding.
+fn announces_body(headers: &http::HeaderMap) -> bool {
+    headers.contains_key(TRANSFER_ENCODING)
+        || headers.get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()).is_some_and(|v| v.trim() != "0")
 }
 
 fn from_answer(answer: Answer) -> Response<Body> {
     let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     response::json(status, answer.body)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use super::*;
+
+    #[tokio::test]
+    async fn a_panic_while_handling_answers_the_stable_500_with_a_request_id_and_is_logged() {
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let log = LogSink::Memory(lines.clone());
+        let response = answer_even_if_it_panics(&log, async {
+            if lines.lock().is_ok() {
+                panic!("a handler fault");
+            }
+            response::json(StatusCode::OK, "{}")
+        })
+        .await;
+        assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        let request_id = response.headers()[REQUEST_ID].to_str().unwrap().to_string();
+        let body = http_body_util::BodyExt::collect(response.into_body()).await.unwrap().to_bytes();
+        assert_eq!(&body[..], br#"{"error":"internal_error"}"#);
+        let logged = lines.lock().unwrap().clone();
+        assert_eq!(logged.len(), 1);
+        assert_eq!(logged[0]["request_id"], request_id.as_str());
+        assert_eq!((logged[0]["status"].as_u64(), logged[0]["cause"].as_str()), (Some(500), Some("panic")));
+
+        // The next request is served as usual.
+        let fine = answer_even_if_it_panics(&log, async { response::json(StatusCode::OK, "{}") }).await;
+        assert_eq!(fine.status(), StatusCode::OK);
+    }
 }

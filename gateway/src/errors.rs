@@ -22,6 +22,8 @@ pub struct ApiError {
     pub field: Option<String>,
     /// Why, for the log line only: never sent to the client.
     pub cause: Option<String>,
+    /// `Retry-After` when it is not the usual 1 second (a rate limit's own wait).
+    pub retry_after_seconds: Option<u32>,
 }
 
 const TRANSIENT_CLASSES: &[&str] = &["08"];
@@ -37,7 +39,7 @@ const TRANSIENT_STATES: &[SqlState] = &[
 
 impl ApiError {
     pub fn new(status: StatusCode, code: &'static str) -> Self {
-        ApiError { status, code: Cow::Borrowed(code), field: None, cause: None }
+        ApiError { status, code: Cow::Borrowed(code), field: None, cause: None, retry_after_seconds: None }
     }
 
     pub fn with_field(mut self, field: impl Into<String>) -> Self {
@@ -58,8 +60,15 @@ impl ApiError {
         Self::new(StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed")
     }
 
+    /// 422 `invalid_query` naming the parameter, when its name can be echoed (see [`echoable`]).
     pub fn invalid_query(field: impl Into<String>) -> Self {
-        Self::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_query").with_field(field)
+        let field = field.into();
+        let error = Self::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_query");
+        if echoable(&field) {
+            error.with_field(field)
+        } else {
+            error
+        }
     }
 
     pub fn internal(cause: impl Into<String>) -> Self {
@@ -70,10 +79,27 @@ impl ApiError {
         Self::new(StatusCode::SERVICE_UNAVAILABLE, "try_again").with_cause(cause)
     }
 
+    /// The client stalled or went away before its request arrived: no answer is owed (the spec has
+    /// no 408). Logged with status 499 (nginx's "client closed request"); the connection is dropped.
+    pub fn client_abort(cause: impl Into<String>) -> Self {
+        Self::new(StatusCode::from_u16(499).expect("499 is a valid status"), "client_abort").with_cause(cause)
+    }
+
+    pub fn is_client_abort(&self) -> bool {
+        self.code == "client_abort"
+    }
+
+    /// 429 `rate_limited`, to be retried after `seconds` (≥ 1).
+    pub fn rate_limited(seconds: u32) -> Self {
+        ApiError { retry_after_seconds: Some(seconds.max(1)), ..Self::new(StatusCode::TOO_MANY_REQUESTS, "rate_limited") }
+    }
+
     /// `Retry-After` in whole seconds, on the statuses that carry it.
     pub fn retry_after(&self) -> Option<u32> {
         match self.status {
-            StatusCode::CONFLICT | StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE => Some(1),
+            StatusCode::CONFLICT | StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE => {
+                Some(self.retry_after_seconds.unwrap_or(1))
+            }
             _ => None,
         }
     }
@@ -121,15 +147,14 @@ fn refusal(state: &str, message: &str, detail: Option<&str>) -> Option<ApiError>
     let status = state.strip_prefix("PT")?.parse::<u16>().ok()?;
     let status = StatusCode::from_u16(status).ok().filter(|s| s.is_client_error() || s.is_server_error());
     let is_code = !message.is_empty() && message.bytes().all(|b| b.is_ascii_lowercase() || b == b'_');
-    let field = detail.filter(|field| {
-        !field.is_empty() && field.chars().count() <= MAX_FIELD_CHARS && !field.chars().any(char::is_control)
-    });
+    let field = detail.filter(|field| echoable(field));
     match (status, is_code) {
         (Some(status), true) => Some(ApiError {
             status,
             code: Cow::Owned(message.to_string()),
             field: field.map(str::to_string),
             cause: None,
+            retry_after_seconds: None,
         }),
         _ => Some(ApiError::internal(format!("sqlstate {state} with an unusable refusal"))),
     }
@@ -137,6 +162,13 @@ fn refusal(state: &str, message: &str, detail: Option<&str>) -> Option<ApiError>
 
 /// Longer than any field name of the API (`blocked_periods[99].starts_on`, a 200-character key).
 const MAX_FIELD_CHARS: usize = 256;
+
+/// Whether a caller's own name (a body key, a query parameter) may be echoed as an error's `field`:
+/// 1-256 characters, none of them a control character. Anything else is left out of the answer, which
+/// keeps its status and code.
+pub fn echoable(field: &str) -> bool {
+    !field.is_empty() && field.chars().count() <= MAX_FIELD_CHARS && !field.chars().any(char::is_control)
+}
 
 #[cfg(test)]
 mod tests {
@@ -187,6 +219,19 @@ mod tests {
         assert_eq!(error.code, "internal_error");
         let error = refusal("PT200", "fine", None).unwrap();
         assert_eq!(error.status, StatusCode::INTERNAL_SERVER_ERROR);
+    }
+
+    #[test]
+    fn a_query_parameter_name_is_echoed_only_when_short_and_printable() {
+        assert_eq!(ApiError::invalid_query("limit").field.as_deref(), Some("limit"));
+        assert_eq!(ApiError::invalid_query("x".repeat(256)).field.map(|f| f.len()), Some(256));
+        assert_eq!(ApiError::invalid_query("x".repeat(10_000)).field, None);
+        for control in 0u8..0x20 {
+            assert_eq!(ApiError::invalid_query(format!("a{}b", control as char)).field, None, "{control:#x}");
+        }
+        assert_eq!(ApiError::invalid_query("a\u{7f}b").field, None);
+        assert_eq!(ApiError::invalid_query("").field, None);
+        assert_eq!(ApiError::invalid_query("x").code, "invalid_query");
     }
 
     #[test]

@@ -11,18 +11,26 @@
 //! - [`server`]: the listener, connection tasks and graceful shutdown.
 //! - [`dispatch`]: one request from bytes to answer: request id, routing, 404/405/OPTIONS, query
 //!   syntax, the route handler, the log line.
-//! - [`routes`]: the route table: path templates, their verbs, and the path matcher.
+//! - [`routes`]: the route table: every route's verbs, scope, bucket, query rules, body and call;
+//!   the path matcher.
 //! - [`query`]: query-string decoding with the refusal rules every route shares.
+//! - [`ratelimit`]: the spec's five token buckets, in memory, bounded.
+//! - [`admission`]: which buckets a request spends at which step, and the rate-limit headers.
+//! - [`source`]: the source address a request counts against (peer, or the signed edge header).
 //! - [`body`]: request bodies of the write routes: size, content type, text.
-//! - [`handlers`]: one module per read route, and one for the three PUT routes (`writes`); each
-//!   turns a request into one database call.
+//! - [`handlers`]: an operation's one database call, by its shape in the route table.
+//! - [`backoff`]: few connection attempts while the database is unreachable.
 //! - [`db`]: the connection pool and the single `call` every handler goes through.
+//! - [`openapi`]: the published OpenAPI 3.1 document, made from the route table.
 //! - [`errors`]: the SQLSTATE table: database outcomes to HTTP status and error JSON.
 //! - [`response`]: building answers with the headers every answer carries.
 //! - [`credential`]: reading the key id a request presents, for log lines.
 //! - [`telemetry`]: JSON log lines.
 //! - [`migrate`]: embedded refinery migrations, then the function files.
+//! - [`webhooks`]: the webhook delivery worker (a task of `serve`, or `ingest webhooks` alone).
 
+pub mod admission;
+pub mod backoff;
 pub mod body;
 pub mod config;
 pub mod credential;
@@ -31,8 +39,12 @@ pub mod dispatch;
 pub mod errors;
 pub mod handlers;
 pub mod migrate;
+pub mod openapi;
 pub mod query;
+pub mod ratelimit;
 pub mod response;
 pub mod routes;
 pub mod server;
+pub mod source;
 pub mod telemetry;
+pub mod webhooks;

@@ -1,14 +1,16 @@
-//! `ingest serve` runs the API (and, in later issues, the webhook worker); `ingest migrate` brings
-//! the database schema up to date. Settings come from the environment (see the README).
+//! `ingest serve` runs the API and the webhook worker; `ingest webhooks` runs the webhook worker
+//! alone; `ingest migrate` brings the database schema up to date; `ingest openapi` prints the
+//! OpenAPI document (for `BASE_PATH`, default `/v1`). Settings come from the
+//! environment (see the README).
 
 use std::process::ExitCode;
 
-use gateway::{config::Config, migrate, server, telemetry};
+use gateway::{config::Config, migrate, openapi, server, telemetry};
 
-const USAGE: &str = "usage: ingest <serve|migrate>";
+const USAGE: &str = "usage: ingest <serve|webhooks|migrate|openapi>";
 
 fn main() -> ExitCode {
-    telemetry::init();
+    let _log_writer = telemetry::init();
     let command = std::env::args().nth(1);
     let outcome = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -16,6 +18,12 @@ fn main() -> ExitCode {
         .map_err(|e| format!("cannot start the runtime: {e}"))
         .and_then(|runtime| match command.as_deref() {
             Some("serve") => runtime.block_on(server::run(Config::from_env()?)),
+            Some("webhooks") => runtime.block_on(server::run_webhook_worker(Config::from_env()?)),
+            Some("openapi") => {
+                let base_path = std::env::var("BASE_PATH").unwrap_or_else(|_| "/v1".into());
+                println!("{:#}", openapi::document(&base_path));
+                Ok(())
+            }
             Some("migrate") => runtime.block_on(migrate::run(&Config::from_env()?.database_url)),
             _ => Err(USAGE.to_string()),
         });

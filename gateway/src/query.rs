@@ -1,5 +1,8 @@
 //! Query strings: form-decoded; a parameter the route does not know, one given twice, or one whose
-//! name does not decode is `invalid_query` with `field` = its name. Values are checked by the route.
+//! name or value does not decode exactly (a `%` not followed by two hex digits, bytes that are not
+//! UTF-8) is `invalid_query` with `field` = its name. Values are checked by the route.
+
+use std::borrow::Cow;
 
 use crate::errors::ApiError;
 
@@ -56,16 +59,87 @@ impl Params {
     }
 }
 
+/// A query parameter of a route (an entry of the route table), with its rule.
+#[derive(Debug)]
+pub struct Param {
+    pub name: &'static str,
+    pub rule: Rule,
+    pub description: &'static str,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rule {
+    /// Absent is false; the only accepted value is the literal `true`.
+    DryRun,
+    /// Plain ASCII digits, 1..=max; `default` when absent. More is refused, never reduced.
+    Limit { default: i32, max: i32 },
+    /// 1..=max_chars characters when present.
+    Text { max_chars: usize },
+    /// Absent or empty is none; at most max_chars characters.
+    Cursor { max_chars: usize },
+}
+
+/// A request's query once every rule of its route has passed.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Query {
+    pub dry_run: bool,
+    pub limit: Option<i32>,
+    /// The route's one text parameter (`after`, `since`), when given.
+    pub text: Option<String>,
+}
+
+/// Decodes the query and checks each of the route's parameters, in the table's order.
+pub fn check(raw: Option<&str>, params: &[Param]) -> Result<Query, ApiError> {
+    let names: Vec<&'static str> = params.iter().map(|param| param.name).collect();
+    let parsed = parse(raw, &names)?;
+    let mut query = Query::default();
+    for param in params {
+        match param.rule {
+            Rule::DryRun => query.dry_run = parsed.dry_run()?,
+            Rule::Limit { default, max } => query.limit = Some(parsed.limit(default, max)?),
+            Rule::Text { max_chars } => query.text = parsed.text(param.name, max_chars)?.map(str::to_string),
+            Rule::Cursor { max_chars } => query.text = parsed.optional_text(param.name, max_chars)?.map(str::to_string),
+        }
+    }
+    Ok(query)
+}
+
 pub fn parse(raw: Option<&str>, allowed: &[&'static str]) -> Result<Params, ApiError> {
     let mut params = Params::default();
-    for (name, value) in form_urlencoded::parse(raw.unwrap_or("").as_bytes()) {
-        let known = allowed.iter().find(|known| **known == name).ok_or_else(|| ApiError::invalid_query(name.clone()))?;
+    for pair in raw.unwrap_or("").split('&').filter(|pair| !pair.is_empty()) {
+        let (raw_name, raw_value) = pair.split_once('=').unwrap_or((pair, ""));
+        let name = form_decode(raw_name);
+        let known = name
+            .as_deref()
+            .and_then(|name| allowed.iter().find(|known| **known == name))
+            .ok_or_else(|| ApiError::invalid_query(name.unwrap_or_else(|| lossy_form_decode(raw_name))))?;
         if params.get(known).is_some() {
             return Err(ApiError::invalid_query(*known));
         }
-        params.0.push((known, value.into_owned()));
+        let value = form_decode(raw_value).ok_or_else(|| ApiError::invalid_query(*known))?;
+        params.0.push((known, value));
     }
     Ok(params)
+}
+
+/// `application/x-www-form-urlencoded` decoding (`+` is a space, `%XX` a byte) that refuses what it
+/// cannot decode exactly: a `%` without two hex digits after it, or bytes that are not UTF-8.
+fn form_decode(raw: &str) -> Option<String> {
+    let bytes = raw.as_bytes();
+    let malformed_escape = bytes.iter().enumerate().any(|(at, &byte)| {
+        byte == b'%' && !(bytes.get(at + 1).is_some_and(u8::is_ascii_hexdigit) && bytes.get(at + 2).is_some_and(u8::is_ascii_hexdigit))
+    });
+    if malformed_escape {
+        return None;
+    }
+    let spaced = raw.replace('+', " ");
+    percent_encoding::percent_decode_str(&spaced).decode_utf8().ok().map(Cow::into_owned)
+}
+
+/// A name that does not decode, as readable as it can be made, for the refusal's `field`.
+fn lossy_form_decode(raw: &str) -> String {
+    let spaced = raw.replace('+', " ");
+    percent_encoding::percent_decode_str(&spaced).decode_utf8_lossy().into_owned()
 }
 
 #[cfg(test)]
@@ -149,6 +223,18 @@ mod tests {
             let error = parse(Some(&refused), &["since"]).unwrap().optional_text("since", 512).unwrap_err();
             assert_eq!((error.code.as_ref(), error.field.as_deref()), ("invalid_query", Some("since")));
         }
+    }
+
+    #[test]
+    fn a_malformed_escape_or_bytes_that_are_not_utf8_are_refused_naming_the_parameter() {
+        for refused in ["since=%ZZ", "since=%", "since=a%2", "since=%2G", "since=%C3", "since=%FF%FE", "since=ok&limit=%zz1"] {
+            let error = parse(Some(refused), &["since", "limit"]).unwrap_err();
+            let field = if refused.contains("limit") { "limit" } else { "since" };
+            assert_eq!((error.code.as_ref(), error.field.as_deref()), ("invalid_query", Some(field)), "{refused}");
+        }
+        let error = parse(Some("sin%ZZce=1"), &["since"]).unwrap_err();
+        assert_eq!(error.field.as_deref(), Some("sin%ZZce"), "a name that does not decode is named as sent");
+        assert_eq!(parse(Some("since=%C3%A9%2B+%25"), &["since"]).unwrap().get("since"), Some("é+ %"));
     }
 
     #[test]

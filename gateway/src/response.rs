@@ -39,15 +39,21 @@ pub fn error(error: &ApiError) -> Response<Body> {
 }
 
 /// 204 to OPTIONS on a known path.
-pub fn options(allow: &'static str) -> Response<Body> {
+pub fn options(allow: &str) -> Response<Body> {
     let mut response = Response::new(Full::new(Bytes::new()));
     *response.status_mut() = StatusCode::NO_CONTENT;
-    response.headers_mut().insert(ALLOW, HeaderValue::from_static(allow));
+    insert_allow(&mut response, allow);
     response
 }
 
-pub fn method_not_allowed(allow: &'static str) -> Response<Body> {
+pub fn method_not_allowed(allow: &str) -> Response<Body> {
     let mut response = error(&ApiError::method_not_allowed());
-    response.headers_mut().insert(ALLOW, HeaderValue::from_static(allow));
+    insert_allow(&mut response, allow);
     response
+}
+
+fn insert_allow(response: &mut Response<Body>, allow: &str) {
+    if let Ok(value) = HeaderValue::from_str(allow) {
+        response.headers_mut().insert(ALLOW, value);
+    }
 }

@@ -1,11 +1,17 @@
-//! The route table. Paths are matched exactly under the base path, without a trailing slash.
-//! A route lists its verbs; the `Allow` header is those verbs, then OPTIONS.
+//! The route table: every route is one entry of [`ROUTES`] (its path template and, per verb, the
+//! scope, the rate-limit bucket, the query parameters and their rules, the body it takes, the
+//! database call and what it answers). Dispatch, the `Allow` header, 404/405, query validation,
+//! the rate-limit cost and the OpenAPI document are all derived from it: adding a route is adding
+//! an entry (and its SQL function). Paths are matched exactly under the base path, without a
+//! trailing slash.
 //!
 //! `{external_id}` segments are matched raw, then percent-decoded: a lot id is any 1-200
 //! characters of valid UTF-8 (`a%2Fb` is `a/b`). A segment that does not decode to that still
 //! matches the route; its id is `None`, and the database refuses it after authentication.
 
 use http::Method;
+
+use crate::query::{Param, Rule};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Route {
@@ -24,44 +30,224 @@ pub struct Matched {
     pub external_id: Option<String>,
 }
 
-impl Route {
-    /// The path template, as log lines name the route.
-    pub fn template(self) -> &'static str {
+/// One route of the API.
+#[derive(Debug)]
+pub struct RouteSpec {
+    pub route: Route,
+    /// The path template under the base path, as log lines and the OpenAPI document name it.
+    pub template: &'static str,
+    pub operations: &'static [Operation],
+}
+
+/// One verb of a route.
+#[derive(Debug)]
+pub struct Operation {
+    pub method: Method,
+    pub summary: &'static str,
+    /// The scope the database requires (None: any valid credential).
+    pub scope: Option<&'static str>,
+    /// The per-credential bucket it spends: reads, or both write buckets (a dry run the burst only).
+    pub bucket: Bucket,
+    pub query: &'static [Param],
+    /// The OpenAPI schema of the request body, when it takes one (every PUT).
+    pub body: Option<&'static str>,
+    /// The OpenAPI schema of a successful answer.
+    pub answer: &'static str,
+    /// The 422 error codes it can answer (every route also answers `invalid_query`).
+    pub errors: &'static [&'static str],
+    pub call: Call,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bucket {
+    Read,
+    Write,
+}
+
+/// The one database call an operation makes, by the shape of its arguments; each statement
+/// answers one row `(status, body)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Call {
+    /// `(authorization)`
+    Credential(&'static str),
+    /// `(authorization, the page's text parameter, limit)`
+    Page(&'static str),
+    /// `(authorization, external_id)`
+    UnderLot(&'static str),
+    /// `(authorization, external_id, body text, dry_run)`
+    Write(&'static str),
+}
+
+impl Call {
+    pub fn sql(self) -> &'static str {
         match self {
-            Route::Ping => "/ping",
-            Route::Lots => "/lots",
-            Route::Lot => "/lots/{external_id}",
-            Route::LotRates => "/lots/{external_id}/rates",
-            Route::LotBlockedPeriods => "/lots/{external_id}/blocked-periods",
-            Route::Bookings => "/bookings",
+            Call::Credential(sql) | Call::Page(sql) | Call::UnderLot(sql) | Call::Write(sql) => sql,
         }
     }
 
-    pub fn methods(self) -> &'static [Method] {
-        match self {
-            Route::Ping | Route::Lots | Route::Bookings => &[Method::GET],
-            Route::Lot | Route::LotRates => &[Method::PUT],
-            Route::LotBlockedPeriods => &[Method::GET, Method::PUT],
-        }
+    /// The SQL function it calls (`api.lots_get`).
+    pub fn function(self) -> &'static str {
+        let sql = self.sql();
+        let from = sql.find("FROM ").map_or(0, |at| at + 5);
+        let end = sql[from..].find('(').map_or(sql.len(), |at| from + at);
+        &sql[from..end]
+    }
+}
+
+const DRY_RUN: Param = Param {
+    name: "dry_run",
+    rule: Rule::DryRun,
+    description: "`true` runs the write in full and rolls it back; any other value is refused.",
+};
+
+pub const ROUTES: &[RouteSpec] = &[
+    RouteSpec {
+        route: Route::Ping,
+        template: "/ping",
+        operations: &[Operation {
+            method: Method::GET,
+            summary: "Diagnose a credential",
+            scope: None,
+            bucket: Bucket::Read,
+            query: &[],
+            body: None,
+            answer: "PingResult",
+            errors: &[],
+            call: Call::Credential("SELECT status, body::text FROM api.ping($1)"),
+        }],
+    },
+    RouteSpec {
+        route: Route::Lots,
+        template: "/lots",
+        operations: &[Operation {
+            method: Method::GET,
+            summary: "List the operator's lots with their price envelopes",
+            scope: Some("read_supply"),
+            bucket: Bucket::Read,
+            query: &[
+                Param {
+                    name: "after",
+                    rule: Rule::Text { max_chars: 200 },
+                    description: "The previous page's `next_after`.",
+                },
+                Param {
+                    name: "limit",
+                    rule: Rule::Limit { default: 50, max: 200 },
+                    description: "Lots per page.",
+                },
+            ],
+            body: None,
+            answer: "LotPage",
+            errors: &[],
+            call: Call::Page("SELECT status, body::text FROM api.lots_get($1, $2, $3)"),
+        }],
+    },
+    RouteSpec {
+        route: Route::Lot,
+        template: "/lots/{external_id}",
+        operations: &[Operation {
+            method: Method::PUT,
+            summary: "Create or amend one lot",
+            scope: Some("write_supply"),
+            bucket: Bucket::Write,
+            query: &[DRY_RUN],
+            body: Some("LotWriteBody"),
+            answer: "LotWriteResult",
+            errors: &["invalid_json", "invalid_body", "missing_field", "unknown_field", "field_belongs_to_another_route", "too_many_lots", "invalid_timezone", "invalid_coordinates", "invalid_country_code", "invalid_stay_bounds", "incomplete_cancellation_policy"],
+            call: Call::Write("SELECT status, body::text FROM api.lot_put($1, $2, $3, $4)"),
+        }],
+    },
+    RouteSpec {
+        route: Route::LotRates,
+        template: "/lots/{external_id}/rates",
+        operations: &[Operation {
+            method: Method::PUT,
+            summary: "Set the lot's marketplace price envelope",
+            scope: Some("write_supply"),
+            bucket: Bucket::Write,
+            query: &[DRY_RUN],
+            body: Some("RatesWriteBody"),
+            answer: "RatesWriteResult",
+            errors: &["invalid_json", "invalid_body", "missing_field", "unknown_field", "invalid_price_envelope", "invalid_first_day_price", "invalid_validity_window", "currency_is_not_settlement_currency"],
+            call: Call::Write("SELECT status, body::text FROM api.lot_rates_put($1, $2, $3, $4)"),
+        }],
+    },
+    RouteSpec {
+        route: Route::LotBlockedPeriods,
+        template: "/lots/{external_id}/blocked-periods",
+        operations: &[
+            Operation {
+                method: Method::GET,
+                summary: "List the lot's closures",
+                scope: Some("read_supply"),
+                bucket: Bucket::Read,
+                query: &[],
+                body: None,
+                answer: "BlockedPeriodList",
+                errors: &[],
+                call: Call::UnderLot("SELECT status, body::text FROM api.lot_blocked_periods_get($1, $2)"),
+            },
+            Operation {
+                method: Method::PUT,
+                summary: "Replace the lot's whole closure list",
+                scope: Some("write_supply"),
+                bucket: Bucket::Write,
+                query: &[DRY_RUN],
+                body: Some("BlockedPeriodsWriteBody"),
+                answer: "BlockedPeriodsWriteResult",
+                errors: &["invalid_json", "invalid_body", "missing_field", "unknown_field", "invalid_blocked_periods"],
+                call: Call::Write("SELECT status, body::text FROM api.lot_blocked_periods_put($1, $2, $3, $4)"),
+            },
+        ],
+    },
+    RouteSpec {
+        route: Route::Bookings,
+        template: "/bookings",
+        operations: &[Operation {
+            method: Method::GET,
+            summary: "Pull the operator's bookings through a cursor",
+            scope: Some("read_bookings"),
+            bucket: Bucket::Read,
+            query: &[
+                Param {
+                    name: "since",
+                    rule: Rule::Cursor { max_chars: 512 },
+                    description: "The previous answer's `next`; absent or empty: from the beginning.",
+                },
+                Param {
+                    name: "limit",
+                    rule: Rule::Limit { default: 200, max: 500 },
+                    description: "Bookings per page.",
+                },
+            ],
+            body: None,
+            answer: "BookingPage",
+            errors: &["invalid_cursor"],
+            call: Call::Page("SELECT status, body::text FROM api.bookings_get($1, $2, $3)"),
+        }],
+    },
+];
+
+impl Route {
+    pub fn spec(self) -> &'static RouteSpec {
+        ROUTES.iter().find(|spec| spec.route == self).expect("every route has its entry")
+    }
+
+    /// The path template, as log lines name the route.
+    pub fn template(self) -> &'static str {
+        self.spec().template
+    }
+
+    /// The operation for `method`, or None (405).
+    pub fn operation(self, method: &Method) -> Option<&'static Operation> {
+        self.spec().operations.iter().find(|operation| operation.method == *method)
     }
 
     /// The `Allow` header: the route's verbs, then OPTIONS.
-    pub fn allow(self) -> &'static str {
-        match self {
-            Route::Ping | Route::Lots | Route::Bookings => "GET, OPTIONS",
-            Route::Lot | Route::LotRates => "PUT, OPTIONS",
-            Route::LotBlockedPeriods => "GET, PUT, OPTIONS",
-        }
-    }
-
-    /// The query parameters the route accepts for `method`; any other is `invalid_query`.
-    pub fn query_parameters(self, method: &Method) -> &'static [&'static str] {
-        match (self, method) {
-            (Route::Lots, &Method::GET) => &["after", "limit"],
-            (Route::Bookings, &Method::GET) => &["since", "limit"],
-            (_, &Method::PUT) => &["dry_run"],
-            _ => &[],
-        }
+    pub fn allow(self) -> String {
+        let mut verbs: Vec<&str> = self.spec().operations.iter().map(|operation| operation.method.as_str()).collect();
+        verbs.push("OPTIONS");
+        verbs.join(", ")
     }
 }
 
@@ -145,9 +331,24 @@ mod tests {
 
     #[test]
     fn allow_lists_the_verbs_then_options() {
-        for route in [Route::Ping, Route::Lots, Route::Lot, Route::LotRates, Route::LotBlockedPeriods, Route::Bookings] {
-            let verbs: Vec<&str> = route.methods().iter().map(Method::as_str).collect();
-            assert_eq!(route.allow(), format!("{}, OPTIONS", verbs.join(", ")));
+        assert_eq!(Route::Ping.allow(), "GET, OPTIONS");
+        assert_eq!(Route::Lot.allow(), "PUT, OPTIONS");
+        assert_eq!(Route::LotBlockedPeriods.allow(), "GET, PUT, OPTIONS");
+    }
+
+    #[test]
+    fn every_route_has_one_entry_whose_template_its_paths_match() {
+        for spec in ROUTES {
+            assert_eq!(ROUTES.iter().filter(|other| other.route == spec.route).count(), 1);
+            let path = format!("/v1{}", spec.template.replace("{external_id}", "lot-1"));
+            assert_eq!(route(&path), Some(spec.route), "{path}");
+            for operation in spec.operations {
+                assert!(operation.call.function().starts_with("api."), "{}", operation.call.sql());
+                assert_eq!(operation.body.is_some(), operation.method == Method::PUT, "every PUT takes a body");
+                assert_eq!(operation.bucket == Bucket::Write, operation.method == Method::PUT);
+                assert_eq!(operation.query.iter().any(|p| p.name == "dry_run"), operation.method == Method::PUT);
+            }
         }
+        assert_eq!(Call::Page("SELECT status, body::text FROM api.lots_get($1, $2, $3)").function(), "api.lots_get");
     }
 }

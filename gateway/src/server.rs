@@ -4,7 +4,6 @@
 //! Shutdown: stop accepting, let requests in flight finish (at most `SHUTDOWN_GRACE_SECONDS`),
 //! then close the pool.
 
-use std::convert::Infallible;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,34 +13,68 @@ use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
+use tokio::sync::{watch, Semaphore};
 
 use crate::config::Config;
 use crate::db::Database;
 use crate::dispatch::{self, AppState};
 use crate::telemetry::LogSink;
+use crate::webhooks::worker::{Worker, WorkerWiring};
 
-/// A client has this long to send its request head; a slow sender cannot hold a connection open.
-const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
-
+/// The `serve` command: the API, and the webhook worker beside it unless `WEBHOOK_WORKER=off`. One
+/// signal stops both; each lets its work under way finish.
 pub async fn run(config: Config) -> Result<(), String> {
     let listener = TcpListener::bind(config.listen)
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
     let db = Database::new(&config)?;
-    tracing::info!(listen = %config.listen, base_path = %config.base_path, "serving");
-    let state = Arc::new(AppState { config, db, log: LogSink::Stdout });
-    serve(listener, state, shutdown_signal()).await;
+    let worker = match config.webhook_worker {
+        true => Some(Worker::new(config.webhooks.clone(), WorkerWiring::production(&config.webhooks)?, LogSink::Stdout)?),
+        false => None,
+    };
+    tracing::info!(listen = %config.listen, base_path = %config.base_path, webhook_worker = worker.is_some(), "serving");
+    let (stop, stopped) = watch::channel(());
+    let worker = worker.map(|worker| tokio::spawn(worker.run(changed(stopped))));
+    let state = Arc::new(AppState::new(config, db, LogSink::Stdout));
+    serve(listener, state, async move {
+        shutdown_signal().await;
+        let _ = stop.send(());
+    })
+    .await;
+    if let Some(worker) = worker {
+        let _ = worker.await;
+    }
     tracing::info!("stopped");
     Ok(())
+}
+
+/// The `webhooks` command: the webhook worker alone, until SIGTERM or SIGINT.
+pub async fn run_webhook_worker(config: Config) -> Result<(), String> {
+    let worker = Worker::new(config.webhooks.clone(), WorkerWiring::production(&config.webhooks)?, LogSink::Stdout)?;
+    tracing::info!("delivering webhook hints");
+    worker.run(shutdown_signal()).await;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+async fn changed(mut receiver: watch::Receiver<()>) {
+    let _ = receiver.changed().await;
 }
 
 pub async fn serve(listener: TcpListener, state: Arc<AppState>, shutdown: impl Future<Output = ()>) {
     let graceful = GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);
+    // At most MAX_CONNECTIONS open connections: past it, new ones wait in the listen backlog (and
+    // are refused by the kernel when that is full), never growing the process.
+    let open_connections = Arc::new(Semaphore::new(state.config.max_connections));
     loop {
-        let stream = tokio::select! {
+        let slot = tokio::select! {
+            slot = open_connections.clone().acquire_owned() => slot.expect("the semaphore is never closed"),
+            () = &mut shutdown => break,
+        };
+        let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok((stream, _peer)) => stream,
+                Ok(accepted) => accepted,
                 Err(error) => {
                     // Out of file descriptors and the like: back off instead of spinning.
                     tracing::warn!(%error, "accept failed");
@@ -51,18 +84,20 @@ pub async fn serve(listener: TcpListener, state: Arc<AppState>, shutdown: impl F
             },
             () = &mut shutdown => break,
         };
+        let header_timeout = state.config.header_timeout;
         let state = state.clone();
         let service = service_fn(move |request| {
             let state = state.clone();
-            async move { Ok::<_, Infallible>(dispatch::handle(state, request).await) }
+            async move { dispatch::answer_or_drop(dispatch::handle_guarded(state, request, peer.ip()).await) }
         });
         let connection = http1::Builder::new()
             .timer(TokioTimer::new())
-            .header_read_timeout(HEADER_READ_TIMEOUT)
+            .header_read_timeout(header_timeout)
             .serve_connection(TokioIo::new(stream), service);
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
             let _ = connection.await;
+            drop(slot);
         });
     }
     drop(listener);

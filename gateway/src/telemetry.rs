@@ -7,7 +7,9 @@
 //! carries a secret, an Authorization header, a body or a database message.
 
 use std::io::Write as _;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use tracing_appender::non_blocking::{NonBlocking, NonBlockingBuilder, WorkerGuard};
 
 use serde_json::{json, Value};
 use time::format_description::well_known::Rfc3339;
@@ -29,10 +31,7 @@ impl LogSink {
             fields.insert("level".into(), "INFO".into());
         }
         match self {
-            LogSink::Stdout => {
-                let mut out = std::io::stdout().lock();
-                let _ = writeln!(out, "{line}");
-            }
+            LogSink::Stdout => write_stdout(&format!("{line}\n")),
             LogSink::Memory(lines) => lines.lock().unwrap_or_else(|e| e.into_inner()).push(line),
         }
     }
@@ -93,9 +92,36 @@ impl WriteLine {
     }
 }
 
-/// Operational logging through `tracing`, as JSON lines; filter from `LOG_LEVEL` (default: info,
-/// with the database driver at warn so server NOTICEs never reach the log).
-pub fn init() {
+/// Standard output through one writer thread, once `init` made it: a line is handed to a bounded
+/// buffer (8192 lines) and written there, so a slow or blocked stdout never stalls a worker thread
+/// of the runtime. The spec wants one line per request, so the buffer is lossless: when it is full,
+/// the writer of a new line waits for room (back-pressure) instead of dropping it. Without `init`
+/// (tests), lines go straight to stdout.
+static WRITER: OnceLock<NonBlocking> = OnceLock::new();
+
+fn write_stdout(text: &str) {
+    match WRITER.get() {
+        Some(writer) => {
+            let _ = writer.clone().write_all(text.as_bytes());
+        }
+        None => {
+            let _ = std::io::stdout().lock().write_all(text.as_bytes());
+        }
+    }
+}
+
+/// The writer thread over `out`: lossless, 8192 lines of buffer.
+fn writer_thread<W: std::io::Write + Send + 'static>(out: W) -> (NonBlocking, WorkerGuard) {
+    NonBlockingBuilder::default().lossy(false).buffered_lines_limit(8192).thread_name("ingest-log-writer").finish(out)
+}
+
+/// Operational logging through `tracing`, as JSON lines on the same writer; filter from `LOG_LEVEL`
+/// (default: info, with the database driver at warn so server NOTICEs never reach the log). Keep
+/// the guard until the process ends: dropping it writes out what is still buffered (tracing-appender
+/// waits up to a second for that).
+pub fn init() -> WorkerGuard {
+    let (writer, guard) = writer_thread(std::io::stdout());
+    let _ = WRITER.set(writer.clone());
     let filter = tracing_subscriber::EnvFilter::try_from_env("LOG_LEVEL")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,tokio_postgres=warn"));
     let _ = tracing_subscriber::fmt()
@@ -104,12 +130,42 @@ pub fn init() {
         .with_current_span(false)
         .with_span_list(false)
         .with_env_filter(filter)
+        .with_writer(writer)
         .try_init();
+    guard
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A standard output that takes 5 ms per write, and counts the lines it got.
+    struct SlowOut(Arc<Mutex<usize>>);
+
+    impl std::io::Write for SlowOut {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            *self.0.lock().unwrap() += 1;
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_slow_stdout_never_stalls_the_writer_of_a_line_and_loses_no_line() {
+        let written = Arc::new(Mutex::new(0));
+        let (writer, guard) = writer_thread(SlowOut(written.clone()));
+        let started = std::time::Instant::now();
+        for n in 0..100 {
+            writer.clone().write_all(format!("line {n}\n").as_bytes()).unwrap();
+        }
+        // Written straight to this output, 100 lines would take half a second.
+        assert!(started.elapsed() < std::time::Duration::from_millis(100), "writing took {:?}", started.elapsed());
+        drop(guard);
+        assert_eq!(*written.lock().unwrap(), 100, "every line reached the output once the guard was dropped");
+    }
 
     #[test]
     fn a_lot_write_line_names_the_changed_fields_and_whether_a_review_was_voided() {

@@ -439,3 +439,40 @@ async fn a_token_beyond_the_watermark_is_clamped_back_to_it() {
     assert_ne!(clamped.next, ahead);
     assert_eq!(last_page(&app, &credential, &format!("since={}", clamped.next)).await.references(), references);
 }
+
+#[tokio::test]
+async fn a_since_with_a_malformed_escape_is_invalid_query_not_invalid_cursor() {
+    let app = TestApp::spawn().await;
+    let (_operator, credential) = app.operator_with_credential().await;
+    for query in ["since=%ZZ", "since=abc%", "since=%C3", "since=%FF"] {
+        app.get_bookings(&credential, query).await.assert_error(422, "invalid_query", Some("since"));
+        // Query syntax is refused before the credential is looked at.
+        app.get(&common::bookings::bookings_path(query), &[]).await.assert_error(422, "invalid_query", Some("since"));
+    }
+}
+
+#[tokio::test]
+async fn the_feed_runs_under_read_committed_whatever_the_servers_default_isolation() {
+    let url = common::create_database(true).await;
+    let database = url.rsplit('/').next().unwrap().split('?').next().unwrap().to_string();
+    let admin = common::connect(&url).await;
+    admin
+        .batch_execute(&format!("ALTER DATABASE \"{database}\" SET default_transaction_isolation = 'serializable'"))
+        .await
+        .unwrap();
+    let app = TestApp::spawn_on(&url, |_| {}).await;
+    let (operator, credential) = operator_with_lot(&app).await;
+    let reference = app.record(&operator, &booking_on(1)).await;
+    assert_eq!(last_page(&app, &credential, "").await.references(), [reference], "the gateway's connections read committed");
+
+    // A connection that keeps the server's default gets a refusal, never a page that could skip.
+    let direct = common::connect(&url).await;
+    let level: String = direct.query_one("SHOW transaction_isolation", &[]).await.unwrap().get(0);
+    assert_eq!(level, "serializable");
+    direct.batch_execute("SET ROLE ingest_gateway").await.unwrap();
+    let error = direct
+        .query_one("SELECT status FROM api.bookings_get($1, NULL, 10)", &[&credential.bearer()])
+        .await
+        .expect_err("refused under SERIALIZABLE");
+    assert_eq!(error.code().map(|code| code.code()), Some("25000"));
+}

@@ -182,3 +182,119 @@ async fn a_request_stuck_in_the_database_answers_503_after_the_database_timeout(
     let response = ping_recovers(&app, &credential.bearer()).await;
     assert_eq!(response.json()["key_id"], credential.key_id.as_str());
 }
+
+/// A write that runs past the deadline is cancelled on the server before the 503 is answered: when
+/// the lock that held it is released, it does not go on to commit. The write first waits for the
+/// pool's only connection, so its statement starts late and the server's own statement_timeout
+/// would fire well after the gateway gave up: only the cancel stops it in time.
+#[tokio::test]
+async fn a_write_past_the_deadline_answers_503_and_never_commits() {
+    let app = TestApp::spawn_with(|settings| {
+        settings.set("DATABASE_TIMEOUT_MS", 1000).set("DATABASE_POOL_SIZE", 1);
+    })
+    .await;
+    let (_operator, credential) = app.operator_with_credential().await;
+    let headers = common::lots::json_headers(&credential);
+    let lot = |name: &str| {
+        serde_json::json!({"name": name, "timezone": "Europe/London", "handover": "self", "online_bookable": true}).to_string()
+    };
+    for id in ["held", "other"] {
+        assert_eq!(app.request(http::Method::PUT, &format!("/v1/lots/{id}"), headers.clone(), lot("Before")).await.status, 201);
+    }
+
+    // Sessions of the test hold both lots' rows.
+    let mut held_locker = app.superuser().await;
+    let held = held_locker.transaction().await.unwrap();
+    held.batch_execute("SELECT 1 FROM app.lots WHERE external_id = 'held' FOR UPDATE").await.unwrap();
+    let mut other_locker = app.superuser().await;
+    let other = other_locker.transaction().await.unwrap();
+    other.batch_execute("SELECT 1 FROM app.lots WHERE external_id = 'other' FOR UPDATE").await.unwrap();
+
+    // The first write takes the only connection and waits for `other`; the second waits for the
+    // connection, which `other`'s release frees 500 ms later, then for `held`.
+    let http = app.http();
+    let (first_headers, second_headers) = (headers.clone(), headers.clone());
+    let first = tokio::spawn({
+        let http = http.clone();
+        let body = lot("After");
+        async move { http.request(http::Method::PUT, "/v1/lots/other", first_headers, body).await }
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let second = tokio::spawn({
+        let body = lot("After");
+        async move { http.request(http::Method::PUT, "/v1/lots/held", second_headers, body).await }
+    });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    other.rollback().await.unwrap();
+    assert_eq!(first.await.unwrap().status, 200);
+
+    // The gateway gives up at 1 s; the statement started at about 0.6 s, so the server's own
+    // statement_timeout would only fire at about 1.6 s. Release the lock in between.
+    let response = second.await.unwrap();
+    assert_try_again(&response);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    held.rollback().await.unwrap();
+
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let name: String = app
+        .superuser()
+        .await
+        .query_one("SELECT name FROM app.lots WHERE external_id = 'held'", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(name, "Before", "the write the client was told failed did not commit");
+}
+
+/// While the database cannot be reached, requests under load answer 503 at once and connection
+/// attempts stay at a few a second (the backoff), instead of one attempt per request.
+#[tokio::test]
+async fn while_the_database_cannot_be_reached_connection_attempts_stay_at_a_few_a_second() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    // A "database" that accepts every connection and closes it at once: each attempt is counted.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let attempts = Arc::new(AtomicUsize::new(0));
+    let counted = attempts.clone();
+    let server = tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            counted.fetch_add(1, Ordering::SeqCst);
+            drop(stream);
+        }
+    });
+    let app = TestApp::spawn_on(&format!("postgres://postgres@127.0.0.1:{port}/nowhere"), |settings| {
+        settings.set("DATABASE_TIMEOUT_MS", DATABASE_TIMEOUT_MS).set("DATABASE_POOL_SIZE", 16);
+    })
+    .await;
+
+    let started = Instant::now();
+    let mut clients = Vec::new();
+    for _ in 0..16 {
+        let http = app.http();
+        clients.push(tokio::spawn(async move {
+            let mut answered = 0;
+            while started.elapsed() < Duration::from_secs(2) {
+                let asked = Instant::now();
+                let response = http.ping(Some("Bearer pk_api_x.y")).await;
+                assert_try_again(&response);
+                assert!(asked.elapsed() < Duration::from_secs(1), "a 503 took {:?}", asked.elapsed());
+                answered += 1;
+            }
+            answered
+        }));
+    }
+    // At the outage's start, up to a pool's worth of requests try at once; after that, a few a second.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let after_start = attempts.load(Ordering::SeqCst);
+    let mut answered = 0;
+    for client in clients {
+        answered += client.await.unwrap();
+    }
+    let later = attempts.load(Ordering::SeqCst) - after_start;
+    assert!(answered > 200, "the load was real: {answered} answers");
+    assert!(after_start <= 16 + 4, "{after_start} attempts in the first half second");
+    assert!(later <= 8, "{later} connection attempts in 1.5 s under {answered} requests");
+    server.abort();
+}

@@ -469,6 +469,50 @@ async fn a_json_body_postgresql_cannot_hold_answers_422_invalid_body_naming_the_
 }
 
 #[tokio::test]
+async fn a_key_repeated_in_a_nested_object_answers_422_invalid_body_naming_it() {
+    let app = TestApp::spawn().await;
+    let (_operator, credential) = writer(&app).await;
+    let rest = r#""name":"Harbour","timezone":"Europe/Lisbon","handover":"self","online_bookable":true"#;
+    let cases = [
+        (
+            format!(
+                r#"{{{rest},"cancellation":{{"free_until_hours_before_check_in":1,"penalty_percent_after":"5",
+                   "penalty_percent_after":"6","no_show_forfeits_full":true}}}}"#
+            ),
+            "cancellation.penalty_percent_after",
+        ),
+        (format!(r#"{{{rest},"arrival":{{"entrance":"North","entrance":"South"}}}}"#), "arrival.entrance"),
+        (format!(r#"{{{rest},"arrival":{{"transfer":{{"line":"7","line":"8"}}}}}}"#), "arrival"),
+    ];
+    for (body, field) in cases {
+        let response = app.request(Method::PUT, "/v1/lots/harbour-1", json_headers(&credential), body.clone()).await;
+        response.assert_error(422, "invalid_body", Some(field));
+    }
+    assert_no_lots(&app, &credential).await;
+}
+
+#[tokio::test]
+async fn a_coordinate_or_count_with_thousands_of_digits_answers_422_naming_the_field() {
+    let app = TestApp::spawn().await;
+    let (_operator, credential) = writer(&app).await;
+    let rest = r#""name":"Harbour","timezone":"Europe/Lisbon","handover":"self","online_bookable":true"#;
+    let digits = format!("1{}", "0".repeat(19_999));
+    let cases = [
+        (format!(r#"{{{rest},"latitude":{digits},"longitude":0}}"#), "invalid_coordinates", "latitude"),
+        (format!(r#"{{{rest},"latitude":"{digits}","longitude":0}}"#), "invalid_coordinates", "latitude"),
+        (format!(r#"{{{rest},"latitude":"1.{digits}","longitude":0}}"#), "invalid_coordinates", "latitude"),
+        (format!(r#"{{{rest},"latitude":0,"longitude":"-{digits}"}}"#), "invalid_coordinates", "longitude"),
+        (format!(r#"{{{rest},"capacity":{digits}}}"#), "invalid_body", "capacity"),
+        (format!(r#"{{{rest},"max_stay_days":-{digits}}}"#), "invalid_body", "max_stay_days"),
+    ];
+    for (body, code, field) in cases {
+        let response = app.request(Method::PUT, "/v1/lots/harbour-1", json_headers(&credential), body.clone()).await;
+        response.assert_error(422, code, Some(field));
+    }
+    assert_no_lots(&app, &credential).await;
+}
+
+#[tokio::test]
 async fn an_array_body_answers_422_too_many_lots() {
     let app = TestApp::spawn().await;
     let (_operator, credential) = writer(&app).await;

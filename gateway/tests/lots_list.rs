@@ -247,3 +247,14 @@ async fn the_query_is_checked_before_the_credential_and_read_supply_is_required(
     let (ids, _) = page(&app.list_lots(&reader, "").await);
     assert_eq!(ids, ["only"]);
 }
+
+#[tokio::test]
+async fn an_after_with_a_malformed_escape_is_invalid_query() {
+    let app = TestApp::spawn().await;
+    let operator = app.make_operator().await;
+    let credential = app.issue(&operator, &["read_supply"], None).await;
+    for query in ["after=%ZZ", "after=a%2", "after=%E2%82"] {
+        let response = app.list_lots(&credential, query).await;
+        response.assert_error(422, "invalid_query", Some("after"));
+    }
+}

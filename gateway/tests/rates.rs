@@ -678,3 +678,22 @@ async fn the_path_id_is_percent_decoded_and_each_operator_has_its_own_envelope_u
     assert_eq!(answer["envelope_widened"], true);
     assert_eq!(app.listed_rates(&credential, "harbour-1").await, rates_read_form("10.00", "20.00", "30.00"));
 }
+
+#[tokio::test]
+async fn money_with_thousands_of_digits_is_invalid_body_naming_the_field() {
+    let app = TestApp::spawn().await;
+    let (_operator, credential) = operator_with_lot(&app).await;
+    let digits = format!("1{}", "0".repeat(19_999));
+    for body in [
+        format!(r#"{{"fixed_price":{digits}}}"#),
+        format!(r#"{{"fixed_price":"{digits}"}}"#),
+        format!(r#"{{"fixed_price":"0.{digits}"}}"#),
+        format!(r#"{{"fixed_price":0.{}1}}"#, "0".repeat(15_998)),
+    ] {
+        put_raw(&app, &credential, &body).await.assert_error(422, "invalid_body", Some("fixed_price"));
+    }
+    put_raw(&app, &credential, r#"{"fixed_price":"10.00","min_first_day_price":{"a":1,"a":2}}"#)
+        .await
+        .assert_error(422, "invalid_body", Some("min_first_day_price.a"));
+    assert_no_rates(&app, &credential).await;
+}

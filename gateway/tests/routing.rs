@@ -222,3 +222,71 @@ async fn every_answer_carries_a_fresh_request_id_never_the_clients() {
     }
     assert_eq!(seen.len(), 50);
 }
+
+#[tokio::test]
+async fn the_openapi_document_is_served_at_the_root_without_a_credential() {
+    let app = TestApp::spawn().await;
+    let response = app.get("/openapi.json", &[]).await;
+    assert_eq!(response.status, 200);
+    assert_eq!(response.header("content-type"), Some("application/json"));
+    let document = response.json();
+    assert_eq!(document["openapi"], "3.1.0");
+    assert_eq!(document["info"]["version"], "v1");
+    let paths: Vec<&String> = document["paths"].as_object().unwrap().keys().collect();
+    for path in ["/v1/ping", "/v1/lots", "/v1/lots/{external_id}", "/v1/lots/{external_id}/rates",
+                 "/v1/lots/{external_id}/blocked-periods", "/v1/bookings"] {
+        assert!(paths.iter().any(|p| *p == path), "{path} in {paths:?}");
+    }
+    assert!(document["webhooks"]["booking.changed"]["post"].is_object());
+    response.request_id();
+
+    let refused = app.request(http::Method::POST, "/openapi.json", Default::default(), "").await;
+    refused.assert_error(405, "method_not_allowed", None);
+    assert_eq!(refused.header("allow"), Some("GET, OPTIONS"));
+    app.get("/openapi.json?x=1", &[]).await.assert_error(422, "invalid_query", Some("x"));
+    app.get("/v1/openapi.json", &[]).await.assert_error(404, "not_found", None);
+}
+
+#[tokio::test]
+async fn an_unknown_parameter_name_is_echoed_only_when_short_and_free_of_control_characters() {
+    let app = TestApp::spawn().await;
+    let long = "n".repeat(10_000);
+    let response = app.get(&format!("/v1/ping?{long}=1"), &[]).await;
+    response.assert_error(422, "invalid_query", None);
+    for byte in 0u8..0x20 {
+        let response = app.get(&format!("/v1/ping?a%{byte:02X}b=1"), &[]).await;
+        response.assert_error(422, "invalid_query", None);
+    }
+    app.get("/v1/ping?odd=1", &[]).await.assert_error(422, "invalid_query", Some("odd"));
+}
+
+/// Sends one raw HTTP/1.1 request on a new connection; answers the response head and whether the
+/// server then closed the connection.
+async fn raw_exchange(app: &TestApp, request: &str) -> (String, bool) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(app.addr).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut received = Vec::new();
+    let closed = tokio::time::timeout(std::time::Duration::from_secs(3), stream.read_to_end(&mut received)).await.is_ok();
+    let text = String::from_utf8_lossy(&received).to_string();
+    (text.split("\r\n\r\n").next().unwrap_or("").to_lowercase(), closed)
+}
+
+#[tokio::test]
+async fn an_answer_that_leaves_the_body_unread_says_connection_close_and_closes() {
+    let app = TestApp::spawn().await;
+    let cases = [
+        ("PUT /v1/nowhere HTTP/1.1\r\nhost: x\r\ncontent-length: 5\r\n\r\nhello", "404"),
+        ("POST /v1/ping HTTP/1.1\r\nhost: x\r\ncontent-length: 5\r\n\r\nhello", "405"),
+        ("PUT /v1/lots/x HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 70000\r\n\r\n{", "413"),
+    ];
+    for (request, status) in cases {
+        let (head, closed) = raw_exchange(&app, request).await;
+        assert!(head.starts_with(&format!("http/1.1 {status}")), "{head}");
+        assert!(head.contains("connection: close"), "{status} says Connection: close: {head}");
+        assert!(closed, "{status}: the server closed the connection");
+    }
+    // A request whose body was read keeps its connection open (no Connection: close).
+    let (head, _) = raw_exchange(&app, "GET /v1/ping HTTP/1.1\r\nhost: x\r\n\r\n").await;
+    assert!(head.starts_with("http/1.1 401") && !head.contains("connection: close"), "{head}");
+}

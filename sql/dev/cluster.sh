@@ -1,27 +1,45 @@
 #!/usr/bin/env bash
 # The local development and test PostgreSQL cluster under .pg/ (never for production).
 #
-#   sql/dev/cluster.sh install   install missing Debian packages (PostgreSQL 15, pgTAP, pg_prove, plpgsql_check)
+#   sql/dev/cluster.sh install   install missing Debian packages (PostgreSQL 15, pgTAP, pg_prove, plpgsql_check,
+#                                locales) and the en_US.UTF-8 locale (the tests' second database uses it)
 #   sql/dev/cluster.sh start     install, create the cluster if missing, start it if not running
 #   sql/dev/cluster.sh stop      stop it
-#   sql/dev/cluster.sh url [db]  print the superuser URL of a database (default: ingest)
+#   sql/dev/cluster.sh url [db] [login]  print the URL of a database (default: ingest) for a login
+#                                       (default: the superuser postgres)
 #
-# The cluster listens on 127.0.0.1:$PG_PORT (default 54329) and on a socket under .pg/run, with trust
+# The cluster listens on 127.0.0.1:$PG_PORT (default 15432: below the kernel's ephemeral port range,
+# 32768-60999 on Linux, so no client connection's own port can ever take it while the server is
+# down) and on a socket under .pg/run, with trust
 # authentication: loopback only, for local development and tests. initdb refuses to run as root, so
 # as root the cluster belongs to the `postgres` OS user.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 pg_dir="$root/.pg"
-port="${PG_PORT:-54329}"
+port="${PG_PORT:-15432}"
 bin="/usr/lib/postgresql/15/bin"
-packages=(postgresql-15 postgresql-15-pgtap postgresql-15-plpgsql-check libtap-parser-sourcehandler-pgtap-perl)
+packages=(postgresql-15 postgresql-15-pgtap postgresql-15-plpgsql-check libtap-parser-sourcehandler-pgtap-perl locales)
 
 as_owner() {
     if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
 
 install() {
+    install_packages
+    # A non-C locale for the body-validation tests' second database (pgtap/run.sh).
+    if ! locale -a 2>/dev/null | grep -qix 'en_US.utf-\?8'; then
+        local sudo=""
+        [ "$(id -u)" = 0 ] || sudo="sudo"
+        $sudo localedef -i en_US -f UTF-8 en_US.UTF-8
+        # A server started before the locale existed cannot see it until it restarts.
+        if [ -f "$pg_dir/data/PG_VERSION" ] && as_owner "$bin/pg_ctl" -D "$pg_dir/data" status >/dev/null 2>&1; then
+            as_owner "$bin/pg_ctl" -D "$pg_dir/data" -l "$pg_dir/server.log" -o "-p $port" -w -t 60 restart >/dev/null
+        fi
+    fi
+}
+
+install_packages() {
     local missing=()
     for package in "${packages[@]}"; do
         dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -64,7 +82,8 @@ start() {
     if as_owner "$bin/pg_ctl" -D "$pg_dir/data" status >/dev/null 2>&1; then
         return 0
     fi
-    as_owner "$bin/pg_ctl" -D "$pg_dir/data" -l "$pg_dir/server.log" -w -t 60 start >/dev/null
+    # The port on the command line: a cluster made when the default port was another keeps working.
+    as_owner "$bin/pg_ctl" -D "$pg_dir/data" -l "$pg_dir/server.log" -o "-p $port" -w -t 60 start >/dev/null
     as_owner "$bin/psql" -h "$pg_dir/run" -p "$port" -U postgres -d postgres -Atqc \
         "SELECT 1 FROM pg_database WHERE datname = 'ingest'" | grep -q 1 ||
         as_owner "$bin/createdb" -h "$pg_dir/run" -p "$port" -U postgres ingest
@@ -79,6 +98,6 @@ case "${1:-}" in
     install) install ;;
     start) start ;;
     stop) stop ;;
-    url) echo "postgres://postgres@127.0.0.1:$port/${2:-ingest}" ;;
+    url) echo "postgres://${3:-postgres}@127.0.0.1:$port/${2:-ingest}" ;;
     *) echo "usage: $0 install|start|stop|url [db]" >&2; exit 2 ;;
 esac

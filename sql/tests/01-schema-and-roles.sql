@@ -12,14 +12,14 @@ INSERT INTO api_roles VALUES
     ('platform_service', 'platform'),
     ('authenticator', NULL),
     ('anon', NULL),
-    ('webhook_worker', NULL);
+    ('webhook_worker', 'webhook');
 
 -- Every function of the project's four schemas.
 CREATE TEMP VIEW project_functions AS
 SELECT p.oid, p.oid::regprocedure AS function, n.nspname AS schema, p.prosecdef, p.proowner, p.proconfig
   FROM pg_proc AS p
   JOIN pg_namespace AS n ON n.oid = p.pronamespace
- WHERE n.nspname IN ('app', 'api', 'console', 'platform');
+ WHERE n.oid = ANY (tests.project_schemas());
 
 -- Schemas --------------------------------------------------------------------------------------
 
@@ -29,8 +29,8 @@ SELECT has_schema('console', 'schema console (PostgREST) exists');
 SELECT has_schema('platform', 'schema platform (platform services) exists');
 SELECT is_empty(
     $$SELECT nspname FROM pg_namespace
-       WHERE nspname IN ('app', 'api', 'console', 'platform') AND nspowner <> 'ingest_owner'::regrole$$,
-    'the four schemas are owned by ingest_owner');
+       WHERE nspname IN ('app', 'api', 'console', 'platform', 'webhook') AND nspowner <> 'ingest_owner'::regrole$$,
+    'the five schemas are owned by ingest_owner');
 
 -- Roles ----------------------------------------------------------------------------------------
 
@@ -70,14 +70,14 @@ SELECT is_empty(
     'every function of api, console and platform is SECURITY DEFINER');
 SELECT is_empty(
     $$SELECT function FROM project_functions WHERE proowner <> 'ingest_owner'::regrole$$,
-    'every function of app, api, console and platform is owned by ingest_owner');
+    'every function of the project''s schemas is owned by ingest_owner');
 SELECT is_empty(
     $$SELECT function FROM project_functions
        WHERE NOT EXISTS (SELECT FROM unnest(proconfig) AS c WHERE c LIKE 'search_path=%')$$,
-    'every function of app, api, console and platform has a fixed search_path');
+    'every function of the project''s schemas has a fixed search_path');
 SELECT is_empty(
     $$SELECT function FROM project_functions WHERE has_function_privilege('public', oid, 'EXECUTE')$$,
-    'no function of app, api, console or platform is executable by PUBLIC');
+    'no function of the project''s schemas is executable by PUBLIC');
 SELECT isnt_empty(
     $$SELECT function FROM project_functions WHERE schema = 'api'$$,
     'schema api has functions (so the checks below are not vacuous)');
@@ -97,7 +97,7 @@ SELECT is_empty(
              has_schema_privilege(r.role, n.oid, 'USAGE') AS usage, has_schema_privilege(r.role, n.oid, 'CREATE') AS "create"
         FROM api_roles AS r
        CROSS JOIN pg_namespace AS n
-       WHERE n.nspname IN ('app', 'api', 'console', 'platform', 'extensions')
+       WHERE (n.oid = ANY (tests.project_schemas()) OR n.nspname = 'extensions')
          AND (has_schema_privilege(r.role, n.oid, 'CREATE')
               OR has_schema_privilege(r.role, n.oid, 'USAGE') <> (n.nspname = r.schema))$$,
     'each API role may use exactly its own schema (not app, not extensions) and create in none');
@@ -122,7 +122,7 @@ SELECT is_empty(
        CROSS JOIN (SELECT rolname FROM pg_roles
                     WHERE NOT rolsuper AND rolname <> 'ingest_owner' AND rolname !~ '^pg_'
                    UNION ALL SELECT 'public') AS r
-       WHERE c.relnamespace IN ('app'::regnamespace, 'api'::regnamespace, 'console'::regnamespace, 'platform'::regnamespace)
+       WHERE c.relnamespace = ANY (tests.project_schemas())
          AND CASE WHEN c.relkind = 'S'
                   THEN has_sequence_privilege(r.rolname, c.oid, 'USAGE, SELECT, UPDATE')
                   WHEN c.relkind IN ('r', 'p', 'v', 'm', 'f')

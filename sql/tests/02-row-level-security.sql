@@ -2,14 +2,15 @@
 -- every function runs) sees and writes only the rows of the operator in context. The checks run over
 -- tests.tenant_tables(), so a new tenant table without RLS, or without fixture rows here, fails.
 BEGIN;
-SELECT plan(23);
+SELECT plan(24);
 
--- Fixture: operators A and B, each with members of every role, two credentials and two lots, each
--- lot with a price envelope, a closure and a booking ------------------------------------------------
+-- Fixture: operators A and B, each with members of every role, two credentials, a webhook endpoint
+-- and two lots, each lot with a price envelope, a closure and a booking (which leaves a hint) ------
 
 CREATE TEMP TABLE fx AS
 SELECT tests.make_operator('Operator A') AS a, tests.make_operator('Operator B') AS b;
 GRANT SELECT ON fx TO PUBLIC;
+SELECT tests.register_webhook(a), tests.register_webhook(b) FROM fx;
 CREATE TEMP TABLE fixture AS
 SELECT o AS operator, tests.make_member(o, r) AS member, tests.issue_credential(o) AS bearer,
        tests.issue_credential(o, ARRAY['read_bookings'], 30) AS read_only_bearer
@@ -73,23 +74,23 @@ SELECT is_empty(
 
 SELECT is_empty(
     $$SELECT p.oid::regprocedure FROM pg_proc AS p
-       WHERE p.pronamespace IN ('app'::regnamespace, 'api'::regnamespace, 'console'::regnamespace, 'platform'::regnamespace)
+       WHERE p.pronamespace = ANY (tests.project_schemas())
          AND p.prosrc ~ 'app\.operator_id'
          AND p.oid NOT IN ('app.enter_operator(uuid)'::regprocedure, 'app.leave_operator()'::regprocedure)$$,
     'only app.enter_operator and app.leave_operator touch the setting app.operator_id');
 SELECT is_empty(
     $$SELECT p.oid::regprocedure FROM pg_proc AS p
-       WHERE p.pronamespace IN ('app'::regnamespace, 'api'::regnamespace, 'console'::regnamespace, 'platform'::regnamespace)
+       WHERE p.pronamespace = ANY (tests.project_schemas())
          AND p.prosrc ~ 'app\.enter_operator'
          AND p.pronamespace <> 'platform'::regnamespace
          AND p.oid NOT IN ('app.authenticate(text, text, boolean)'::regprocedure, 'app.console_caller(text[], text)'::regprocedure)$$,
     'the operator context is entered only by app.authenticate, app.console_caller and the platform functions');
 SELECT is_empty(
     $$SELECT p.oid::regprocedure FROM pg_proc AS p
-       WHERE p.pronamespace IN ('app'::regnamespace, 'api'::regnamespace, 'console'::regnamespace, 'platform'::regnamespace)
+       WHERE p.pronamespace = ANY (tests.project_schemas())
          AND p.prosrc ~ 'app\.authenticating_key_id'
-         AND p.oid <> 'app.authenticate(text, text, boolean)'::regprocedure$$,
-    'only app.authenticate sets the key id readable during authentication');
+         AND p.oid NOT IN ('app.authenticate(text, text, boolean)'::regprocedure, 'app.enter_operator(uuid)'::regprocedure)$$,
+    'only app.authenticate sets the key id readable during authentication (and app.enter_operator clears it)');
 
 -- The fixture reaches every tenant table -------------------------------------------------------------
 
@@ -143,7 +144,29 @@ SELECT is_empty(
           OR e.message NOT LIKE 'new row violates row-level security policy for table %'$$,
     'in A''s context moving a row of A to B in any tenant table is refused (42501, row-level security)');
 
--- The one exception: during authentication the credential named by its key id is readable --------
+-- A key id set by hand inside an operator context widens nothing: the authentication policy holds
+-- only while no operator is entered (a console or platform caller always has one).
+
+SELECT set_config('app.authenticating_key_id', key_id, true) FROM b_key;
+SELECT is_empty(
+    pg_temp.over_tenant_tables('SELECT %1$L::text, %2$I FROM %1$s WHERE %2$I IS DISTINCT FROM (SELECT a FROM fx)'),
+    'in A''s context, with B''s key id forged as the one being authenticated, still no row of B is visible');
+SELECT set_config('app.authenticating_key_id', '', true);
+
+-- With no operator context at all, nothing is visible ------------------------------------------------
+
+SELECT set_config('app.operator_id', '', true);
+SELECT is_empty(
+    pg_temp.over_tenant_tables('SELECT %1$L::text, %2$I FROM %1$s'),
+    'with no operator context no row of any tenant table is visible');
+SELECT is_empty(
+    'WITH ' || pg_temp.over_tenant_tables(
+        'u_%3$s AS (UPDATE %1$s SET %2$I = %2$I RETURNING %1$L::text AS t)', ', ')
+    || ' ' || pg_temp.over_tenant_tables('SELECT t FROM u_%3$s'),
+    'with no operator context an UPDATE changes no row of any tenant table');
+
+-- The one exception: while authenticating (no operator context) the credential named by its key id
+-- is readable -------------------------------------------------------------------------------------
 
 SELECT set_config('app.authenticating_key_id', key_id, true) FROM b_key;
 SELECT is(
@@ -160,18 +183,6 @@ SELECT is_empty(
         'SELECT %1$L::text FROM %1$s WHERE %2$I = (SELECT b FROM fx) AND %1$L::regclass <> ''app.api_credentials''::regclass'),
     'the key id being authenticated makes nothing else of B visible');
 SELECT set_config('app.authenticating_key_id', '', true);
-
--- With no operator context at all, nothing is visible ------------------------------------------------
-
-SELECT set_config('app.operator_id', '', true);
-SELECT is_empty(
-    pg_temp.over_tenant_tables('SELECT %1$L::text, %2$I FROM %1$s'),
-    'with no operator context no row of any tenant table is visible');
-SELECT is_empty(
-    'WITH ' || pg_temp.over_tenant_tables(
-        'u_%3$s AS (UPDATE %1$s SET %2$I = %2$I RETURNING %1$L::text AS t)', ', ')
-    || ' ' || pg_temp.over_tenant_tables('SELECT t FROM u_%3$s'),
-    'with no operator context an UPDATE changes no row of any tenant table');
 RESET ROLE;
 
 SELECT * FROM finish();

@@ -3,6 +3,7 @@
 -- parameter). Who may call it is 04-credential-manager-check.sql.
 BEGIN;
 SELECT plan(48);
+SELECT tests.lend_temporary_to_project_roles();
 
 CREATE TEMP TABLE fx AS
 SELECT o AS operator, tests.make_member(o, 'owner') AS owner, tests.make_member(o, 'manager') AS manager

@@ -5,6 +5,7 @@
 -- The refusals (staff, non-members, …) are 04-credential-manager-check.sql.
 BEGIN;
 SELECT plan(34);
+SELECT tests.lend_temporary_to_project_roles();
 
 CREATE TEMP TABLE fx AS
 SELECT a, b,

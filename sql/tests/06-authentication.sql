@@ -5,6 +5,7 @@
 -- ok, key_id, scopes, server_time and leaves no operator context behind.
 BEGIN;
 SELECT plan(70);
+SELECT tests.lend_temporary_to_project_roles();
 
 CREATE TEMP TABLE fx AS
 SELECT a, s,

@@ -3,6 +3,7 @@
 -- media folder already taken: PT409 conflict, p_media_folder.
 BEGIN;
 SELECT plan(64);
+SELECT tests.lend_temporary_to_project_roles();
 
 -- Results are read back as the superuser: platform_service cannot read a table.
 CREATE FUNCTION pg_temp.operator(p_id uuid) RETURNS app.operators LANGUAGE sql

@@ -8,6 +8,7 @@
 -- overlapping_bookings counts have their own file (17).
 BEGIN;
 SELECT plan(148);
+SELECT tests.lend_temporary_to_project_roles();
 
 CREATE TEMP TABLE fx AS
 SELECT a, b,

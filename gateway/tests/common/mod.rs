@@ -15,6 +15,8 @@
 //! - [`bookings`]: the bookings feed's fixtures, answer shapes, a polling client, and a database
 //!   whose watermark lag is zero.
 //! - [`assert_uniform_401`]: the one 401 every credential or lot refusal answers.
+//! - [`webhooks`]: a test certificate authority, a local HTTPS receiver, a fixed resolver and a
+//!   delivery worker wired to them.
 //! - [`PrivateCluster`]: a throwaway PostgreSQL cluster of a test's own, for tests that stop the
 //!   database (binaries from `PG_BIN`).
 //!
@@ -27,6 +29,7 @@
 pub mod bookings;
 pub mod lots;
 pub mod supply;
+pub mod webhooks;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -87,14 +90,15 @@ pub fn test_database_url() -> &'static str {
                 .enable_all()
                 .build()
                 .expect("a runtime for the test database")
-                .block_on(create_test_database())
+                .block_on(create_database(true))
         })
         .join()
         .expect("the test database could not be created")
     })
 }
 
-async fn create_test_database() -> String {
+/// A new database of this test binary, migrated or left empty; answers its superuser URL.
+pub async fn create_database(migrated: bool) -> String {
     let admin = admin_url();
     let client = connect(&admin).await;
     drop_stale_databases(&client).await;
@@ -107,7 +111,9 @@ async fn create_test_database() -> String {
         .await
         .unwrap_or_else(|e| panic!("CREATE DATABASE {name}: {e}"));
     let url = with_database(&admin, &name);
-    gateway::migrate::run(&url).await.unwrap_or_else(|e| panic!("migrating {name}: {e}"));
+    if migrated {
+        gateway::migrate::run(&url).await.unwrap_or_else(|e| panic!("migrating {name}: {e}"));
+    }
     url
 }
 
@@ -250,12 +256,14 @@ impl TestApp {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
         let addr = listener.local_addr().unwrap();
         let mut settings = Settings::default();
-        settings.set("DATABASE_URL", database_url).set("LISTEN_ADDR", addr);
+        // Every test's requests come from 127.0.0.1: the buckets are lifted unless a test (the
+        // rate-limit tests) turns them on.
+        settings.set("DATABASE_URL", database_url).set("LISTEN_ADDR", addr).set("RATE_LIMITS", "off");
         tweak(&mut settings);
         let config = Config::from_lookup(|name| settings.0.get(name).cloned()).expect("a valid test config");
         let db = Database::new(&config).expect("the pool");
         let logs = Arc::new(Mutex::new(Vec::new()));
-        let state = Arc::new(AppState { config, db, log: LogSink::Memory(logs.clone()) });
+        let state = Arc::new(AppState::new(config, db, LogSink::Memory(logs.clone())));
         let (shutdown, stop) = oneshot::channel::<()>();
         let server = tokio::spawn(server::serve(listener, state, async move {
             let _ = stop.await;
@@ -709,6 +717,12 @@ pub struct PrivateCluster {
 impl PrivateCluster {
     /// initdb (not started).
     pub async fn create() -> PrivateCluster {
+        Self::create_with("").await
+    }
+
+    /// initdb (not started), with `extra_conf` appended to postgresql.conf.
+    pub async fn create_with(extra_conf: &str) -> PrivateCluster {
+        let extra_conf = extra_conf.to_string();
         let bin =
             PathBuf::from(std::env::var("PG_BIN").unwrap_or_else(|_| "/usr/lib/postgresql/15/bin".into()));
         let dir = std::env::temp_dir().join(format!("gw-pg-{}", Uuid::new_v4().simple()));
@@ -731,7 +745,7 @@ impl PrivateCluster {
             let conf = format!(
                 "\n# a test's private cluster\nlisten_addresses = '127.0.0.1'\nport = {port}\n\
                  unix_socket_directories = '{}'\nfsync = off\nfull_page_writes = off\n\
-                 max_connections = 30\n",
+                 max_connections = 30\n{extra_conf}\n",
                 dir.display()
             );
             use std::io::Write as _;
@@ -749,6 +763,16 @@ impl PrivateCluster {
     /// The superuser URL of the cluster's `postgres` database.
     pub fn url(&self) -> String {
         format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
+    }
+
+    /// A URL of the cluster's `postgres` database for the login `user` (trust authentication).
+    pub fn url_as(&self, user: &str) -> String {
+        format!("postgres://{user}@127.0.0.1:{}/postgres", self.port)
+    }
+
+    /// Everything the server has logged so far.
+    pub fn server_log(&self) -> String {
+        std::fs::read_to_string(self.dir.join("server.log")).unwrap_or_default()
     }
 
     pub async fn start(&self) {

@@ -14,7 +14,9 @@ CREATE OR REPLACE FUNCTION api.bookings_get(
     OUT body jsonb)
 SECURITY DEFINER
 LANGUAGE plpgsql
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
+-- Generic plans: a custom plan folds the secret it is handed into the plan auto_explain would log.
+SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
     v_caller record;
@@ -27,6 +29,7 @@ DECLARE
     v_next_at timestamptz;
     v_next_reference text;
 BEGIN
+    PERFORM app.require_read_committed();
     SELECT * INTO v_caller FROM app.authenticate(p_authorization, 'read_bookings', true);
     IF p_limit IS NULL OR p_limit NOT BETWEEN 1 AND 500 THEN
         PERFORM app.refuse(422, 'invalid_query', 'limit');

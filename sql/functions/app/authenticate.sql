@@ -15,7 +15,9 @@ CREATE OR REPLACE FUNCTION app.authenticate(
     OUT key_id text,
     OUT scopes text[])
 LANGUAGE plpgsql
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
+-- Generic plans: a custom plan folds the secret it is handed into the plan auto_explain would log.
+SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
     -- "Bearer", one or more spaces, then <key_id>.<secret>: the first dot splits the halves.
@@ -27,6 +29,9 @@ DECLARE
     v_status text;
     v_valid boolean;
 BEGIN
+    -- The credential policy admits the row of the key id being authenticated only while no operator
+    -- is entered: leave any context the caller may have set before the call.
+    PERFORM app.leave_operator();
     PERFORM set_config('app.authenticating_key_id', v_key_id, true);
     SELECT c.operator_id, c.id, c.key_id, c.scopes, c.secret_salt, c.secret_hash, c.expires_at, c.revoked_at
       INTO v_credential

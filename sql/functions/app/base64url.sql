@@ -3,7 +3,7 @@ CREATE OR REPLACE FUNCTION app.base64url(p_bytes bytea)
 RETURNS text
 LANGUAGE sql
 IMMUTABLE
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT translate(encode(p_bytes, 'base64'), E'+/=\n', '-_');
 $$;
@@ -14,7 +14,7 @@ CREATE OR REPLACE FUNCTION app.base64url_pad(p_text text)
 RETURNS text
 LANGUAGE sql
 IMMUTABLE
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT translate(p_text, '-_', '+/') || repeat('=', (4 - char_length(p_text) % 4) % 4);
 $$;

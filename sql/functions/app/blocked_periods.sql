@@ -12,7 +12,7 @@
 CREATE OR REPLACE FUNCTION app.blocked_periods_from_json(p_periods jsonb)
 RETURNS jsonb
 LANGUAGE plpgsql
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_entry jsonb;
@@ -76,7 +76,7 @@ CREATE OR REPLACE FUNCTION app.blocked_periods_read(p_lot app.lots)
 RETURNS jsonb
 LANGUAGE sql
 STABLE
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT coalesce(jsonb_agg(jsonb_build_object(
                'starts_on', to_char(p.starts_on, 'YYYY-MM-DD'),
@@ -104,7 +104,7 @@ REVOKE ALL ON FUNCTION app.blocked_periods_read(app.lots) FROM PUBLIC;
 CREATE OR REPLACE FUNCTION app.blocked_periods_replace(p_lot app.lots, p_periods jsonb)
 RETURNS jsonb
 LANGUAGE plpgsql
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_sent jsonb := app.blocked_periods_from_json(p_periods);
@@ -145,7 +145,7 @@ REVOKE ALL ON FUNCTION app.blocked_periods_replace(app.lots, jsonb) FROM PUBLIC;
 CREATE OR REPLACE FUNCTION app.blocked_periods_diff(p_lot app.lots, p_sent jsonb, OUT stored integer, OUT added integer, OUT removed integer)
 LANGUAGE sql
 STABLE
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
     WITH current AS (
         SELECT p.starts_on, p.ends_on, p.reason
@@ -166,11 +166,11 @@ REVOKE ALL ON FUNCTION app.blocked_periods_diff(app.lots, jsonb) FROM PUBLIC;
 CREATE OR REPLACE FUNCTION app.blocked_periods_write(p_operator_id uuid, p_external_id text, p_body text)
 RETURNS jsonb
 LANGUAGE plpgsql
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_lot constant app.lots := app.caller_lot(p_operator_id, p_external_id);
-    v_body jsonb := app.json_body(p_body);
+    v_body jsonb := app.json_body(p_body, 'invalid_blocked_periods');
 BEGIN
     IF jsonb_typeof(v_body) <> 'object' THEN
         PERFORM app.refuse(422, 'invalid_body');

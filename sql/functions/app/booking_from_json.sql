@@ -8,7 +8,7 @@
 CREATE OR REPLACE FUNCTION app.booking_from_json(p_base app.bookings, p_booking jsonb)
 RETURNS app.bookings
 LANGUAGE plpgsql
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     c_keys constant text[] := ARRAY[
@@ -67,7 +67,7 @@ BEGIN
         END IF;
     END IF;
     IF p_booking ? 'currency' THEN
-        v_booking.currency := upper(app.json_text(p_booking -> 'currency', 'currency', 3));
+        v_booking.currency := upper(app.json_text(p_booking -> 'currency', 'currency', 3) COLLATE "C");
         IF v_booking.currency IS NOT NULL AND NOT EXISTS (SELECT FROM app.iso_currencies AS c WHERE c.code = v_booking.currency) THEN
             PERFORM app.refuse(422, 'invalid_body', 'currency');
         END IF;

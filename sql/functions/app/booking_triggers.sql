@@ -6,7 +6,7 @@
 CREATE OR REPLACE FUNCTION app.booking_stamp_change()
 RETURNS trigger
 LANGUAGE plpgsql
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     PERFORM app.booking_writer_lock(NEW.operator_id);
@@ -25,7 +25,7 @@ CREATE OR REPLACE FUNCTION app.lot_has_taken_booking(p_lot app.lots)
 RETURNS boolean
 LANGUAGE sql
 STABLE
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT EXISTS (
         SELECT
@@ -39,7 +39,7 @@ REVOKE ALL ON FUNCTION app.lot_has_taken_booking(app.lots) FROM PUBLIC;
 CREATE OR REPLACE FUNCTION app.refuse_booking_history_delete()
 RETURNS trigger
 LANGUAGE plpgsql
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF TG_TABLE_NAME = 'bookings' OR TG_OP = 'TRUNCATE' THEN

@@ -16,7 +16,7 @@ CREATE OR REPLACE FUNCTION app.booking_writer_key(p_operator_id uuid)
 RETURNS integer
 LANGUAGE sql
 IMMUTABLE
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT hashtext('bookings feed ' || p_operator_id::text);
 $$;
@@ -27,7 +27,7 @@ REVOKE ALL ON FUNCTION app.booking_writer_key(uuid) FROM PUBLIC;
 CREATE OR REPLACE FUNCTION app.booking_writer_lock(p_operator_id uuid)
 RETURNS void
 LANGUAGE sql
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT pg_advisory_xact_lock_shared(
         app.booking_writer_key(p_operator_id),
@@ -35,11 +35,29 @@ AS $$
 $$;
 REVOKE ALL ON FUNCTION app.booking_writer_lock(uuid) FROM PUBLIC;
 
+-- The watermark is right only when the statement reading the feed sees every booking committed
+-- before it started: READ COMMITTED, which the gateway's connections set when they are made. Under
+-- any other level the feed refuses to answer rather than answer wrongly: SQLSTATE 25000, a server
+-- fault (500), never a client's refusal.
+CREATE OR REPLACE FUNCTION app.require_read_committed()
+RETURNS void
+LANGUAGE plpgsql
+STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF current_setting('transaction_isolation') <> 'read committed' THEN
+        RAISE EXCEPTION 'the bookings feed needs READ COMMITTED' USING ERRCODE = 'invalid_transaction_state';
+    END IF;
+END
+$$;
+REVOKE ALL ON FUNCTION app.require_read_committed() FROM PUBLIC;
+
 CREATE OR REPLACE FUNCTION app.bookings_watermark(p_operator_id uuid)
 RETURNS timestamptz
 LANGUAGE sql
 STABLE
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT least(
         now() - (SELECT s.value::interval FROM app.settings AS s WHERE s.name = 'bookings_watermark_lag'),
@@ -58,7 +76,7 @@ CREATE OR REPLACE FUNCTION app.cursor_signature(p_operator_id uuid, p_payload te
 RETURNS bytea
 LANGUAGE sql
 STABLE
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT extensions.hmac(
         convert_to(p_payload || '|' || p_operator_id::text, 'UTF8'),
@@ -74,7 +92,7 @@ CREATE OR REPLACE FUNCTION app.cursor_token(p_operator_id uuid, p_changed_at tim
 RETURNS text
 LANGUAGE sql
 STABLE
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT app.base64url(convert_to(c.payload, 'UTF8')) || '.' || app.base64url(app.cursor_signature(p_operator_id, c.payload))
       FROM (SELECT format('1|%s|%s', (extract(epoch FROM p_changed_at) * 1000000)::bigint, p_reference) AS payload) AS c;
@@ -87,7 +105,7 @@ REVOKE ALL ON FUNCTION app.cursor_token(uuid, timestamptz, text) FROM PUBLIC;
 CREATE OR REPLACE FUNCTION app.cursor_position(p_operator_id uuid, p_token text, OUT changed_at timestamptz, OUT reference text)
 LANGUAGE plpgsql
 STABLE
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_parts text[] := CASE WHEN char_length(p_token) <= 512
@@ -127,7 +145,7 @@ CREATE OR REPLACE FUNCTION app.booking_read_form(p_booking app.bookings, p_lot a
 RETURNS jsonb
 LANGUAGE sql
 IMMUTABLE
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT jsonb_build_object(
         'reference', p_booking.reference,

@@ -5,7 +5,7 @@ CREATE OR REPLACE FUNCTION app.caller_lot(p_operator_id uuid, p_external_id text
 RETURNS app.lots
 LANGUAGE plpgsql
 STABLE
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_lot app.lots;

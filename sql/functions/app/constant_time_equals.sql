@@ -4,7 +4,7 @@ CREATE OR REPLACE FUNCTION app.constant_time_equals(p_a bytea, p_b bytea)
 RETURNS boolean
 LANGUAGE plpgsql
 IMMUTABLE STRICT
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_diff integer := octet_length(p_a) # octet_length(p_b);

@@ -4,7 +4,7 @@ CREATE OR REPLACE FUNCTION app.credential_secret_hash(p_salt bytea, p_secret tex
 RETURNS bytea
 LANGUAGE sql
 STABLE
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT extensions.hmac(
         p_salt || convert_to(p_secret, 'UTF8'),

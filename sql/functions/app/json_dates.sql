@@ -7,7 +7,7 @@
 CREATE OR REPLACE FUNCTION app.json_calendar_text(p_value jsonb, p_field text, p_error text, p_format text)
 RETURNS text
 LANGUAGE plpgsql
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_text text := p_value #>> '{}';
@@ -37,7 +37,7 @@ REVOKE ALL ON FUNCTION app.json_calendar_text(jsonb, text, text, text) FROM PUBL
 CREATE OR REPLACE FUNCTION app.json_date(p_value jsonb, p_field text, p_error text DEFAULT 'invalid_body')
 RETURNS date
 LANGUAGE sql
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT app.json_calendar_text(p_value, p_field, p_error, 'YYYY-MM-DD')::date;
 $$;
@@ -46,7 +46,7 @@ REVOKE ALL ON FUNCTION app.json_date(jsonb, text, text) FROM PUBLIC;
 CREATE OR REPLACE FUNCTION app.json_local_timestamp(p_value jsonb, p_field text)
 RETURNS timestamp
 LANGUAGE sql
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT app.json_calendar_text(p_value, p_field, 'invalid_body', 'YYYY-MM-DD"T"HH24:MI:SS')::timestamp;
 $$;

@@ -6,7 +6,7 @@
 CREATE OR REPLACE FUNCTION app.json_integer(p_value jsonb, p_field text, p_min integer, p_max integer)
 RETURNS integer
 LANGUAGE plpgsql
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF p_value IS NULL OR jsonb_typeof(p_value) = 'null' THEN
@@ -26,7 +26,7 @@ REVOKE ALL ON FUNCTION app.json_integer(jsonb, text, integer, integer) FROM PUBL
 CREATE OR REPLACE FUNCTION app.json_text(p_value jsonb, p_field text, p_max_length integer)
 RETURNS text
 LANGUAGE plpgsql
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF p_value IS NULL OR jsonb_typeof(p_value) = 'null' THEN
@@ -44,7 +44,7 @@ REVOKE ALL ON FUNCTION app.json_text(jsonb, text, integer) FROM PUBLIC;
 CREATE OR REPLACE FUNCTION app.json_boolean(p_value jsonb, p_field text)
 RETURNS boolean
 LANGUAGE plpgsql
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF p_value IS NULL OR jsonb_typeof(p_value) = 'null' THEN
@@ -58,12 +58,13 @@ END
 $$;
 REVOKE ALL ON FUNCTION app.json_boolean(jsonb, text) FROM PUBLIC;
 
--- A decimal: a JSON number, or a string of the form -?digits[.digits]. Exact: jsonb keeps a
--- number's digits, so 12.345 arrives as 12.345, never as a float.
+-- A decimal: a JSON number, or a string of the form -?digits[.digits] of at most 100 characters
+-- (longer is refused like any unusable value: numeric could not even hold 20 000 decimals). Exact:
+-- jsonb keeps a number's digits, so 12.345 arrives as 12.345, never as a float.
 CREATE OR REPLACE FUNCTION app.json_decimal(p_value jsonb, p_field text, p_error text DEFAULT 'invalid_body')
 RETURNS numeric
 LANGUAGE plpgsql
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF p_value IS NULL OR jsonb_typeof(p_value) = 'null' THEN
@@ -72,7 +73,9 @@ BEGIN
     IF jsonb_typeof(p_value) = 'number' THEN
         RETURN p_value::numeric;
     END IF;
-    IF jsonb_typeof(p_value) <> 'string' OR (p_value #>> '{}') !~ '^-?[0-9]+(\.[0-9]+)?$' THEN
+    IF jsonb_typeof(p_value) <> 'string'
+       OR char_length(p_value #>> '{}') > 100
+       OR (p_value #>> '{}') !~ '^-?[0-9]+(\.[0-9]+)?$' THEN
         PERFORM app.refuse(422, p_error, p_field);
     END IF;
     RETURN (p_value #>> '{}')::numeric;
@@ -86,7 +89,7 @@ REVOKE ALL ON FUNCTION app.json_decimal(jsonb, text, text) FROM PUBLIC;
 CREATE OR REPLACE FUNCTION app.json_money(p_value jsonb, p_field text)
 RETURNS numeric
 LANGUAGE plpgsql
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_amount numeric := app.json_decimal(p_value, p_field);
@@ -105,7 +108,7 @@ CREATE OR REPLACE FUNCTION app.json_compact_length(p_value jsonb)
 RETURNS integer
 LANGUAGE sql
 IMMUTABLE
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT octet_length(t.text) - (char_length(s.outside) - char_length(replace(s.outside, ' ', '')))
       FROM (SELECT p_value::text AS text) AS t

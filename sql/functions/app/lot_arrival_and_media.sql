@@ -7,7 +7,7 @@
 CREATE OR REPLACE FUNCTION app.lot_arrival(p_value jsonb)
 RETURNS jsonb
 LANGUAGE plpgsql
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF p_value IS NULL OR jsonb_typeof(p_value) = 'null' THEN
@@ -26,7 +26,7 @@ REVOKE ALL ON FUNCTION app.lot_arrival(jsonb) FROM PUBLIC;
 CREATE OR REPLACE FUNCTION app.lot_media(p_value jsonb, p_media_folder text)
 RETURNS jsonb
 LANGUAGE plpgsql
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF p_value IS NULL OR jsonb_typeof(p_value) = 'null' THEN

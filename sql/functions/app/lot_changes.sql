@@ -6,7 +6,7 @@ CREATE OR REPLACE FUNCTION app.lot_changes(p_old app.lots, p_new app.lots)
 RETURNS text[]
 LANGUAGE sql
 IMMUTABLE
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT ARRAY(
         SELECT f.name

@@ -7,7 +7,7 @@
 CREATE OR REPLACE FUNCTION app.lot_from_body(p_body jsonb, p_external_id text, p_media_folder text)
 RETURNS app.lots
 LANGUAGE plpgsql
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     c_fields constant text[] := ARRAY[
@@ -100,7 +100,8 @@ BEGIN
     -- country_code: ISO 3166-1 alpha-2, surrounding white space tolerated, stored upper-case
     v_value := p_body -> 'country_code';
     IF v_value IS NOT NULL AND jsonb_typeof(v_value) <> 'null' THEN
-        v_text := upper(regexp_replace(v_value #>> '{}', '^[[:space:]]+|[[:space:]]+$', '', 'g'));
+        -- ASCII-only upper-casing (COLLATE "C"): a locale's would turn the dotless ı of `gı` into I.
+        v_text := upper(app.trim_white_space(v_value #>> '{}') COLLATE "C");
         IF jsonb_typeof(v_value) <> 'string'
            OR NOT EXISTS (SELECT FROM app.iso_countries AS c WHERE c.code = v_text) THEN
             PERFORM app.refuse(422, 'invalid_country_code', 'country_code');
@@ -118,7 +119,7 @@ BEGIN
                       WHERE jsonb_typeof(f) <> 'string' OR NOT (f #>> '{}') = ANY (c_features)) THEN
         PERFORM app.refuse(422, 'invalid_body', 'features');
     ELSE
-        v_lot.features := ARRAY(SELECT DISTINCT f FROM jsonb_array_elements_text(v_value) AS f ORDER BY f);
+        v_lot.features := ARRAY(SELECT DISTINCT f COLLATE "C" FROM jsonb_array_elements_text(v_value) AS f ORDER BY 1);
     END IF;
 
     v_lot.arrival := app.lot_arrival(p_body -> 'arrival');

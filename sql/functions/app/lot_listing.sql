@@ -9,7 +9,7 @@ CREATE OR REPLACE FUNCTION app.lot_unmet_requirements(p_lot app.lots)
 RETURNS text[]
 LANGUAGE sql
 STABLE
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT ARRAY(
         SELECT r.name
@@ -32,7 +32,7 @@ AS $$
                                    SELECT FROM jsonb_each(m.value) AS t
                                     WHERE jsonb_typeof(t.value) = 'string' AND NOT app.is_blank(t.value #>> '{}')))))),
                 (6, 'lot_hero_image', jsonb_typeof(p_lot.media -> 'heroUrl') = 'string'
-                                      AND (p_lot.media ->> 'heroUrl') ~* '^https://[^/?#[:space:]@]+([/?#]|$)')
+                                      AND (p_lot.media ->> 'heroUrl') ~ ('^[Hh][Tt][Tt][Pp][Ss]://[^/?#@' || app.white_space_class() || ']+([/?#]|$)'))
                ) AS r(ordinal, name, met)
          WHERE NOT coalesce(r.met, false)
          ORDER BY r.ordinal);
@@ -47,7 +47,7 @@ CREATE OR REPLACE FUNCTION app.lot_listing_status(p_operator_id uuid, p_external
 RETURNS jsonb
 LANGUAGE plpgsql
 STABLE
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_lot app.lots;

@@ -4,7 +4,7 @@ CREATE OR REPLACE FUNCTION app.lot_read_form(p_lot app.lots)
 RETURNS jsonb
 LANGUAGE sql
 IMMUTABLE
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT jsonb_build_object(
         'external_id', p_lot.external_id,

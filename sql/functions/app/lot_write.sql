@@ -11,7 +11,7 @@
 CREATE OR REPLACE FUNCTION app.lot_write(p_operator_id uuid, p_external_id text, p_body text)
 RETURNS jsonb
 LANGUAGE plpgsql
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_folder text;

@@ -8,7 +8,7 @@ CREATE OR REPLACE FUNCTION app.media_string_is_own(p_text text, p_folder text)
 RETURNS boolean
 LANGUAGE plpgsql
 IMMUTABLE
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_text text := p_text;
@@ -27,7 +27,7 @@ BEGIN
     v_rest := replace(v_text, '\', '/');
 
     LOOP
-        v_at := position('lot-media' IN lower(v_rest));
+        v_at := position('lot-media' IN lower(v_rest COLLATE "C"));
         EXIT WHEN v_at = 0;
         v_rest := substr(v_rest, v_at + char_length('lot-media'));
         IF left(v_rest, char_length(p_folder) + 2) <> '/' || p_folder || '/' THEN
@@ -47,7 +47,7 @@ CREATE OR REPLACE FUNCTION app.media_follows_rule(p_media jsonb, p_folder text)
 RETURNS boolean
 LANGUAGE sql
 IMMUTABLE
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT NOT EXISTS (
         SELECT

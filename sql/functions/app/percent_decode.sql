@@ -5,7 +5,7 @@ CREATE OR REPLACE FUNCTION app.percent_decode_ascii(p_text text)
 RETURNS text
 LANGUAGE sql
 IMMUTABLE
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT coalesce(
         string_agg(CASE WHEN m.parts[1] IS NOT NULL

@@ -8,7 +8,7 @@
 CREATE OR REPLACE FUNCTION app.rates_from_body(p_body jsonb, p_settlement_currency text)
 RETURNS app.lot_rates
 LANGUAGE plpgsql
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     c_fields constant text[] := ARRAY[
@@ -52,7 +52,7 @@ BEGIN
         v_rates.currency := p_settlement_currency;
     ELSIF jsonb_typeof(v_value) <> 'string' OR (v_value #>> '{}') !~ '^[A-Za-z]{3}$' THEN
         PERFORM app.refuse(422, 'invalid_body', 'currency');
-    ELSIF upper(v_value #>> '{}') <> p_settlement_currency THEN
+    ELSIF upper((v_value #>> '{}') COLLATE "C") <> p_settlement_currency THEN
         PERFORM app.refuse(422, 'currency_is_not_settlement_currency', 'currency');
     ELSE
         v_rates.currency := p_settlement_currency;

@@ -4,7 +4,7 @@ CREATE OR REPLACE FUNCTION app.rates_read_form(p_rates app.lot_rates)
 RETURNS jsonb
 LANGUAGE sql
 IMMUTABLE
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT CASE WHEN p_rates.channel IS NOT NULL THEN jsonb_build_object(
         'channel', p_rates.channel,

@@ -6,7 +6,7 @@
 CREATE OR REPLACE FUNCTION app.rates_write(p_operator_id uuid, p_external_id text, p_body text)
 RETURNS jsonb
 LANGUAGE plpgsql
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_lot constant app.lots := app.caller_lot(p_operator_id, p_external_id);
@@ -82,7 +82,7 @@ CREATE OR REPLACE FUNCTION app.rates_changes(p_old app.lot_rates, p_new app.lot_
 RETURNS text[]
 LANGUAGE sql
 IMMUTABLE
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT ARRAY(
         SELECT f.name

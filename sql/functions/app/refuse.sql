@@ -6,7 +6,7 @@ CREATE OR REPLACE FUNCTION app.refuse(p_status integer, p_error text, p_field te
 RETURNS void
 LANGUAGE plpgsql
 VOLATILE
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF p_field IS NULL THEN

@@ -7,7 +7,7 @@ CREATE OR REPLACE FUNCTION app.refuse_unknown_keys(
     p_error text DEFAULT 'unknown_field')
 RETURNS void
 LANGUAGE plpgsql
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_unknown text := (SELECT k FROM jsonb_object_keys(p_object) AS k WHERE k <> ALL (p_known) ORDER BY k COLLATE "C" LIMIT 1);

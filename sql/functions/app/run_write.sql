@@ -14,7 +14,7 @@ CREATE OR REPLACE FUNCTION app.run_write(
     OUT status integer,
     OUT body jsonb)
 LANGUAGE plpgsql
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_call constant text := format('SELECT %s($1, $2, $3)', p_write);

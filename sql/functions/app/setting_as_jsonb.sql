@@ -4,7 +4,7 @@ CREATE OR REPLACE FUNCTION app.setting_as_jsonb(p_name text)
 RETURNS jsonb
 LANGUAGE plpgsql
 STABLE
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_value jsonb;

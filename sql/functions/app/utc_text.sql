@@ -3,7 +3,7 @@ CREATE OR REPLACE FUNCTION app.utc_text(p_at timestamptz)
 RETURNS text
 LANGUAGE sql
 IMMUTABLE
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT to_char(p_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"');
 $$;

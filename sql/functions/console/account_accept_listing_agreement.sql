@@ -4,7 +4,7 @@ CREATE OR REPLACE FUNCTION console.account_accept_listing_agreement()
 RETURNS jsonb
 SECURITY DEFINER
 LANGUAGE plpgsql
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_caller record;

@@ -4,7 +4,7 @@ CREATE OR REPLACE FUNCTION console.api_credential_revoke(p_credential_id uuid)
 RETURNS SETOF console.api_credential
 SECURITY DEFINER
 LANGUAGE plpgsql
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_caller record;
@@ -20,7 +20,7 @@ BEGIN
        AND c.id = p_credential_id
        AND c.revoked_at IS NULL;
 
-    RETURN QUERY SELECT * FROM app.credential_listing() AS l WHERE l.credential_id = p_credential_id;
+    RETURN QUERY SELECT * FROM app.credential_listing(v_caller.operator_id) AS l WHERE l.credential_id = p_credential_id;
 END
 $$;
 REVOKE ALL ON FUNCTION console.api_credential_revoke(uuid) FROM PUBLIC;

@@ -4,7 +4,7 @@ CREATE OR REPLACE FUNCTION console.lot_confirm_timezone(p_external_id text)
 RETURNS jsonb
 SECURITY DEFINER
 LANGUAGE plpgsql
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_caller record;

@@ -4,7 +4,7 @@ CREATE OR REPLACE FUNCTION platform.booking_update(p_operator_id uuid, p_referen
 RETURNS void
 SECURITY DEFINER
 LANGUAGE plpgsql
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_base app.bookings;

@@ -3,7 +3,7 @@ CREATE OR REPLACE FUNCTION platform.lot_listing_status(p_operator_id uuid, p_ext
 RETURNS jsonb
 SECURITY DEFINER
 LANGUAGE plpgsql
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     PERFORM app.enter_operator(p_operator_id);

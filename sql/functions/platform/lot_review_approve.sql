@@ -4,7 +4,7 @@ CREATE OR REPLACE FUNCTION platform.lot_review_approve(p_operator_id uuid, p_ext
 RETURNS void
 SECURITY DEFINER
 LANGUAGE plpgsql
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_state text;

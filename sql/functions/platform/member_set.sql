@@ -7,7 +7,7 @@ CREATE OR REPLACE FUNCTION platform.member_set(
 RETURNS void
 SECURITY DEFINER
 LANGUAGE plpgsql
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF p_role IS NULL OR p_role NOT IN ('owner', 'manager', 'staff') THEN

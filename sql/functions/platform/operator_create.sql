@@ -7,11 +7,11 @@ CREATE OR REPLACE FUNCTION platform.operator_create(
 RETURNS uuid
 SECURITY DEFINER
 LANGUAGE plpgsql
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_id uuid := gen_random_uuid();
-    v_currency text := upper(btrim(p_settlement_currency));
+    v_currency text := upper(btrim(p_settlement_currency) COLLATE "C");
     v_folder text := coalesce(p_media_folder, v_id::text);
 BEGIN
     IF p_name IS NULL OR app.is_blank(p_name) OR char_length(p_name) > 200 THEN

@@ -4,7 +4,7 @@ CREATE OR REPLACE FUNCTION platform.operator_set_status(p_operator_id uuid, p_st
 RETURNS void
 SECURITY DEFINER
 LANGUAGE plpgsql
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF p_status IS NULL OR p_status NOT IN ('active', 'suspended') THEN

@@ -4,7 +4,7 @@ CREATE OR REPLACE FUNCTION platform.payouts_set(p_operator_id uuid, p_can_pay_ou
 RETURNS void
 SECURITY DEFINER
 LANGUAGE plpgsql
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF p_can_pay_out IS NULL THEN

@@ -3,13 +3,13 @@ CREATE OR REPLACE FUNCTION platform.user_upsert(p_user_id uuid, p_email text, p_
 RETURNS void
 SECURITY DEFINER
 LANGUAGE plpgsql
-SET search_path = ''
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF p_user_id IS NULL THEN
         PERFORM app.refuse(422, 'invalid_parameter', 'p_user_id');
     END IF;
-    IF p_email IS NULL OR char_length(p_email) NOT BETWEEN 3 AND 320 OR p_email !~ '^[^@[:space:]]+@[^@[:space:]]+$' THEN
+    IF p_email IS NULL OR char_length(p_email) NOT BETWEEN 3 AND 320 OR p_email !~ ('^[^@' || app.white_space_class() || ']+@[^@' || app.white_space_class() || ']+$') THEN
         PERFORM app.refuse(422, 'invalid_parameter', 'p_email');
     END IF;
     IF p_two_step IS NULL THEN

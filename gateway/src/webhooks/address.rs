@@ -1,0 +1,191 @@
+//! Which addresses a hint may be sent to: public unicast only.
+//!
+//! An address is refused when it lies in any entry of IANA's IPv4 or IPv6 Special-Purpose Address
+//! Registry (`iana-ipv4-special-registry`, `iana-ipv6-special-registry`; the IPv6 one as updated on
+//! 2024-10-22), whatever the entry's "globally reachable" flag, or in the multicast ranges. IPv6
+//! outside 2000::/3 (the only range IANA allocates unicast from) is refused whole, which also covers
+//! the unspecified, loopback, unique-local, link-local, site-local and multicast ranges and anything
+//! reserved later. The IPv4-mapped (::ffff:0:0/96) and NAT64 (64:ff9b::/96) forms are judged by the
+//! IPv4 address they carry. The tables are written here from the registries, never downloaded.
+//!
+//! A staging deployment may add ranges that count as public for it (`WEBHOOK_PUBLIC_RANGES`); with
+//! none, the rules above hold exactly.
+
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+
+use ipnet::{IpNet, Ipv4Net, Ipv6Net};
+
+/// IPv4 special-purpose blocks (each registry entry, or the block that contains it), and multicast.
+const IPV4_NOT_PUBLIC: &[(Ipv4Addr, u8)] = &[
+    (Ipv4Addr::new(0, 0, 0, 0), 8),        // "this network" (RFC 791), incl. 0.0.0.0/32
+    (Ipv4Addr::new(10, 0, 0, 0), 8),       // private-use (RFC 1918)
+    (Ipv4Addr::new(100, 64, 0, 0), 10),    // shared address space, CGNAT (RFC 6598)
+    (Ipv4Addr::new(127, 0, 0, 0), 8),      // loopback (RFC 1122)
+    (Ipv4Addr::new(169, 254, 0, 0), 16),   // link-local (RFC 3927)
+    (Ipv4Addr::new(172, 16, 0, 0), 12),    // private-use (RFC 1918)
+    (Ipv4Addr::new(192, 0, 0, 0), 24),     // IETF protocol assignments, DS-Lite, PCP/TURN anycast, NAT64 discovery (RFC 6890 …)
+    (Ipv4Addr::new(192, 0, 2, 0), 24),     // documentation TEST-NET-1 (RFC 5737)
+    (Ipv4Addr::new(192, 31, 196, 0), 24),  // AS112-v4 (RFC 7535)
+    (Ipv4Addr::new(192, 52, 193, 0), 24),  // AMT (RFC 7450)
+    (Ipv4Addr::new(192, 88, 99, 0), 24),   // deprecated 6to4 relay anycast (RFC 7526)
+    (Ipv4Addr::new(192, 168, 0, 0), 16),   // private-use (RFC 1918)
+    (Ipv4Addr::new(192, 175, 48, 0), 24),  // direct delegation AS112 service (RFC 7534)
+    (Ipv4Addr::new(198, 18, 0, 0), 15),    // benchmarking (RFC 2544)
+    (Ipv4Addr::new(198, 51, 100, 0), 24),  // documentation TEST-NET-2 (RFC 5737)
+    (Ipv4Addr::new(203, 0, 113, 0), 24),   // documentation TEST-NET-3 (RFC 5737)
+    (Ipv4Addr::new(224, 0, 0, 0), 4),      // multicast (RFC 5771)
+    (Ipv4Addr::new(240, 0, 0, 0), 4),      // reserved (RFC 1112), incl. limited broadcast 255.255.255.255/32
+];
+
+/// IPv6 special-purpose blocks inside 2000::/3 (everything outside it is refused as a whole).
+const IPV6_GLOBAL_NOT_PUBLIC: &[(Ipv6Addr, u8)] = &[
+    (Ipv6Addr::new(0x2001, 0, 0, 0, 0, 0, 0, 0), 23),        // IETF protocol assignments: TEREDO, benchmarking, ORCHIDv2, AMT, AS112, … (RFC 2928 …)
+    (Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, 0), 32),    // documentation (RFC 3849)
+    (Ipv6Addr::new(0x2002, 0, 0, 0, 0, 0, 0, 0), 16),        // 6to4 (RFC 3056)
+    (Ipv6Addr::new(0x2620, 0x4f, 0x8000, 0, 0, 0, 0, 0), 48), // direct delegation AS112 service (RFC 7534)
+    (Ipv6Addr::new(0x3fff, 0, 0, 0, 0, 0, 0, 0), 20),        // documentation (RFC 9637)
+];
+
+/// Where the IPv4 address an IPv6 address carries is the one that counts.
+const IPV4_MAPPED: (Ipv6Addr, u8) = (Ipv6Addr::new(0, 0, 0, 0, 0, 0xffff, 0, 0), 96); // RFC 4291
+const NAT64_WELL_KNOWN: (Ipv6Addr, u8) = (Ipv6Addr::new(0x64, 0xff9b, 0, 0, 0, 0, 0, 0), 96); // RFC 6052
+const GLOBAL_UNICAST: (Ipv6Addr, u8) = (Ipv6Addr::new(0x2000, 0, 0, 0, 0, 0, 0, 0), 3);
+
+fn in_v6((network, prefix): (Ipv6Addr, u8), address: Ipv6Addr) -> bool {
+    Ipv6Net::new(network, prefix).is_ok_and(|net| net.contains(&address))
+}
+
+/// Whether `address` is a public unicast address by the registries alone.
+pub fn is_public(address: IpAddr) -> bool {
+    match address {
+        IpAddr::V4(v4) => !IPV4_NOT_PUBLIC
+            .iter()
+            .any(|&(network, prefix)| Ipv4Net::new(network, prefix).is_ok_and(|net| net.contains(&v4))),
+        IpAddr::V6(v6) => {
+            if in_v6(IPV4_MAPPED, v6) || in_v6(NAT64_WELL_KNOWN, v6) {
+                let [.., a, b, c, d] = v6.octets();
+                return is_public(IpAddr::V4(Ipv4Addr::new(a, b, c, d)));
+            }
+            in_v6(GLOBAL_UNICAST, v6) && !IPV6_GLOBAL_NOT_PUBLIC.iter().any(|&block| in_v6(block, v6))
+        }
+    }
+}
+
+/// The rule a worker applies: the registries, plus the ranges a staging deployment declares public.
+#[derive(Clone, Debug, Default)]
+pub struct AddressPolicy {
+    also_public: Vec<IpNet>,
+}
+
+impl AddressPolicy {
+    /// The production rule: the registries alone.
+    pub fn production() -> Self {
+        AddressPolicy::default()
+    }
+
+    /// The registries, plus `ranges` (CIDR, comma-separated: `WEBHOOK_PUBLIC_RANGES`).
+    pub fn with_public_ranges(ranges: &str) -> Result<Self, String> {
+        let also_public = ranges
+            .split(',')
+            .map(str::trim)
+            .filter(|range| !range.is_empty())
+            .map(|range| range.parse::<IpNet>().map_err(|_| format!("WEBHOOK_PUBLIC_RANGES: not a CIDR range: {range:?}")))
+            .collect::<Result<_, _>>()?;
+        Ok(AddressPolicy { also_public })
+    }
+
+    pub fn permits(&self, address: IpAddr) -> bool {
+        is_public(address) || self.also_public.iter().any(|range| range.contains(&address))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn public(text: &str) -> bool {
+        is_public(text.parse().unwrap())
+    }
+
+    #[test]
+    fn every_ipv4_special_block_is_refused_at_both_edges_and_its_neighbours_are_public() {
+        // (first, last, the address just below, the address just above)
+        let blocks = [
+            ("0.0.0.0", "0.255.255.255", None, Some("1.0.0.0")),
+            ("10.0.0.0", "10.255.255.255", Some("9.255.255.255"), Some("11.0.0.0")),
+            ("100.64.0.0", "100.127.255.255", Some("100.63.255.255"), Some("100.128.0.0")),
+            ("127.0.0.0", "127.255.255.255", Some("126.255.255.255"), Some("128.0.0.0")),
+            ("169.254.0.0", "169.254.255.255", Some("169.253.255.255"), Some("169.255.0.0")),
+            ("172.16.0.0", "172.31.255.255", Some("172.15.255.255"), Some("172.32.0.0")),
+            ("192.0.0.0", "192.0.0.255", Some("191.255.255.255"), Some("192.0.1.0")),
+            ("192.0.2.0", "192.0.2.255", Some("192.0.1.255"), Some("192.0.3.0")),
+            ("192.31.196.0", "192.31.196.255", Some("192.31.195.255"), Some("192.31.197.0")),
+            ("192.52.193.0", "192.52.193.255", Some("192.52.192.255"), Some("192.52.194.0")),
+            ("192.88.99.0", "192.88.99.255", Some("192.88.98.255"), Some("192.88.100.0")),
+            ("192.168.0.0", "192.168.255.255", Some("192.167.255.255"), Some("192.169.0.0")),
+            ("192.175.48.0", "192.175.48.255", Some("192.175.47.255"), Some("192.175.49.0")),
+            ("198.18.0.0", "198.19.255.255", Some("198.17.255.255"), Some("198.20.0.0")),
+            ("198.51.100.0", "198.51.100.255", Some("198.51.99.255"), Some("198.51.101.0")),
+            ("203.0.113.0", "203.0.113.255", Some("203.0.112.255"), Some("203.0.114.0")),
+            ("224.0.0.0", "239.255.255.255", Some("223.255.255.255"), None),
+            ("240.0.0.0", "255.255.255.255", None, None),
+        ];
+        for (first, last, below, above) in blocks {
+            assert!(!public(first), "{first} must be refused");
+            assert!(!public(last), "{last} must be refused");
+            if let Some(below) = below {
+                assert!(public(below), "{below} is public");
+            }
+            if let Some(above) = above {
+                assert!(public(above), "{above} is public");
+            }
+        }
+    }
+
+    #[test]
+    fn ipv6_outside_global_unicast_and_every_special_block_inside_it_are_refused() {
+        for refused in [
+            "::", "::1", "::2", "100::", "100::ffff", "100:0:0:1::1", "64:ff9b:1::1", "fc00::1", "fdff::1",
+            "fe80::1", "febf::1", "fec0::1", "ff02::1", "ff0e::1", "1fff:ffff::1", "4000::1", "5f00::1",
+            "2001::", "2001::1", "2001:1::1", "2001:2::1", "2001:3::1", "2001:4:112::1", "2001:20::1",
+            "2001:1ff:ffff::1", "2001:db8::1", "2001:db8:ffff::1", "2002::1", "2002:c000:0201::1",
+            "2620:4f:8000::1", "3fff::1", "3fff:fff:ffff::1",
+        ] {
+            assert!(!public(refused), "{refused} must be refused");
+        }
+        for allowed in ["2000::1", "2001:200::1", "2001:db7:ffff::1", "2001:db9::1", "2003::1", "2620:4f:7fff::1",
+                        "2620:4f:8001::1", "2a00:1450:4001::1", "3ffe:ffff::1", "3fff:1000::1"] {
+            assert!(public(allowed), "{allowed} is public");
+        }
+    }
+
+    #[test]
+    fn ipv4_mapped_and_nat64_forms_are_judged_by_the_ipv4_address_they_carry() {
+        for refused in ["::ffff:127.0.0.1", "::ffff:10.1.2.3", "::ffff:169.254.169.254", "64:ff9b::10.0.0.1",
+                        "64:ff9b::127.0.0.1", "64:ff9b::192.168.1.1", "::ffff:0.0.0.0"] {
+            assert!(!public(refused), "{refused} must be refused");
+        }
+        for allowed in ["::ffff:8.8.8.8", "64:ff9b::8.8.8.8"] {
+            assert!(public(allowed), "{allowed} is public");
+        }
+        // The deprecated IPv4-compatible form is outside 2000::/3 and refused whatever it carries.
+        assert!(!public("::8.8.8.8"));
+    }
+
+    #[test]
+    fn a_staging_allow_list_adds_ranges_and_nothing_else() {
+        let production = AddressPolicy::production();
+        assert!(!production.permits("127.0.0.1".parse().unwrap()));
+        assert!(!production.permits("10.1.2.3".parse().unwrap()));
+        assert!(production.permits("8.8.8.8".parse().unwrap()));
+
+        let staging = AddressPolicy::with_public_ranges(" 10.20.0.0/16, fd00::/8 ").unwrap();
+        assert!(staging.permits("10.20.3.4".parse().unwrap()));
+        assert!(staging.permits("fd12::1".parse().unwrap()));
+        assert!(!staging.permits("10.21.0.1".parse().unwrap()));
+        assert!(!staging.permits("127.0.0.1".parse().unwrap()), "loopback only when listed");
+        assert!(AddressPolicy::with_public_ranges("").unwrap().also_public.is_empty());
+        assert!(AddressPolicy::with_public_ranges("10.0.0.0/33").unwrap_err().contains("WEBHOOK_PUBLIC_RANGES"));
+        assert!(AddressPolicy::with_public_ranges("nonsense").is_err());
+    }
+}

@@ -1,0 +1,209 @@
+//! The delivery worker: every sweep interval it claims as many due hints as it has free slots
+//! (`webhook.claim_due_hints`, which also kills the hints of disarmed endpoints), sends each in a
+//! task of its own, and records each outcome (`webhook.record_attempt`). At most
+//! `WEBHOOK_CONCURRENCY` attempts run at once in a process, and the claim gives no operator more than
+//! `WEBHOOK_PER_OPERATOR` in flight across all processes, so a slow or dead endpoint never delays
+//! another operator's hints. Claims carry a lease: any number of processes may run a worker, and a
+//! process that dies mid-attempt leaves its hints to be taken over when the lease runs out.
+//!
+//! It connects as `webhook_worker`, which may call those two functions and nothing else. A lost
+//! database connection is made again at the next sweep; an attempt whose outcome could not be
+//! recorded is sent again after its lease (delivery is at-least-once).
+
+use std::future::Future;
+use std::sync::Arc;
+
+use rustls_pki_types::pem::PemObject;
+use rustls_pki_types::CertificateDer;
+use serde_json::json;
+use tokio::sync::Semaphore;
+use tokio_postgres::{Client, NoTls};
+use tokio_rustls::TlsConnector;
+
+use super::address::AddressPolicy;
+use super::delivery::{Hint, Outcome, Sender, ATTEMPT_DEADLINE};
+use super::resolve::{Resolve, SystemResolver};
+use crate::config::WebhookSettings;
+use crate::db::prepare_session;
+use crate::telemetry::LogSink;
+
+/// The worker's statements are short: past this, the server gives up on them.
+const STATEMENT_TIMEOUT_MS: &str = "10000";
+/// How long a claim holds a hint: the attempt's deadline with room to record its outcome.
+const LEASE_SECONDS: i32 = 60;
+const CLAIM: &str = "SELECT operator_id, hint_id, lease_token, attempt, url, host, secret, body, booking_reference \
+                     FROM webhook.claim_due_hints($1, $2, $3)";
+const RECORD: &str = "SELECT webhook.record_attempt($1, $2, $3, $4, $5)";
+
+/// What a worker is wired to besides its settings: in production the system's resolver, the public
+/// trust anchors (plus `WEBHOOK_EXTRA_ROOTS`), port 443 and `WEBHOOK_PUBLIC_RANGES`. Tests wire a
+/// resolver of their own, their test authority and the port of their local receiver; the address
+/// check itself is never switched off.
+pub struct WorkerWiring {
+    pub resolver: Arc<dyn Resolve>,
+    pub extra_roots: Vec<CertificateDer<'static>>,
+    pub port: u16,
+    pub policy: AddressPolicy,
+}
+
+impl WorkerWiring {
+    pub fn production(settings: &WebhookSettings) -> Result<Self, String> {
+        let extra_roots = match &settings.extra_roots {
+            Some(path) => CertificateDer::pem_file_iter(path)
+                .and_then(|certificates| certificates.collect::<Result<Vec<_>, _>>())
+                .map_err(|e| format!("WEBHOOK_EXTRA_ROOTS: cannot read {}: {e}", path.display()))?,
+            None => Vec::new(),
+        };
+        Ok(WorkerWiring {
+            resolver: Arc::new(SystemResolver::new()?),
+            extra_roots,
+            port: 443,
+            policy: AddressPolicy::with_public_ranges(&settings.public_ranges)?,
+        })
+    }
+}
+
+pub struct Worker {
+    settings: WebhookSettings,
+    sender: Sender,
+    log: LogSink,
+    slots: Arc<Semaphore>,
+}
+
+impl Worker {
+    pub fn new(settings: WebhookSettings, wiring: WorkerWiring, log: LogSink) -> Result<Self, String> {
+        let mut roots = rustls::RootCertStore::empty();
+        roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+        for root in wiring.extra_roots {
+            roots.add(root).map_err(|e| format!("WEBHOOK_EXTRA_ROOTS: not a usable trust anchor: {e}"))?;
+        }
+        let mut tls = rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+            .with_safe_default_protocol_versions()
+            .map_err(|e| format!("TLS: {e}"))?
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+        tls.alpn_protocols = vec![b"http/1.1".to_vec()];
+        let sender = Sender {
+            resolver: wiring.resolver,
+            tls: TlsConnector::from(Arc::new(tls)),
+            port: wiring.port,
+            policy: wiring.policy,
+        };
+        let slots = Arc::new(Semaphore::new(settings.concurrency));
+        Ok(Worker { settings, sender, log, slots })
+    }
+
+    /// Sweeps until `shutdown`, then lets the attempts under way finish (each within its deadline).
+    pub async fn run(self, shutdown: impl Future<Output = ()>) {
+        let mut shutdown = std::pin::pin!(shutdown);
+        let mut database: Option<Arc<Client>> = None;
+        let mut ticks = tokio::time::interval(self.settings.sweep_interval);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = ticks.tick() => {}
+                () = &mut shutdown => break,
+            }
+            if database.as_ref().is_none_or(|client| client.is_closed()) {
+                database = self.connect().await.map(Arc::new);
+            }
+            if let Some(client) = &database {
+                if let Err(error) = self.sweep(client).await {
+                    tracing::warn!(sqlstate = ?error.code().map(|code| code.code()), "webhook claim failed");
+                }
+            }
+        }
+        let everything = u32::try_from(self.settings.concurrency).unwrap_or(u32::MAX);
+        let _ = tokio::time::timeout(ATTEMPT_DEADLINE * 2, self.slots.acquire_many(everything)).await;
+    }
+
+    async fn connect(&self) -> Option<Client> {
+        let Ok(mut config) = self.settings.database_url.parse::<tokio_postgres::Config>() else {
+            tracing::warn!("webhook worker: WEBHOOK_DATABASE_URL is not a valid connection string");
+            return None;
+        };
+        config.application_name("ingest-webhooks");
+        let (client, connection) = match config.connect(NoTls).await {
+            Ok(pair) => pair,
+            Err(_) => {
+                tracing::warn!("webhook worker: cannot connect to the database");
+                return None;
+            }
+        };
+        tokio::spawn(connection);
+        match prepare_session(&client, self.settings.database_role.as_deref(), STATEMENT_TIMEOUT_MS).await {
+            Ok(_) => Some(client),
+            Err(error) => {
+                tracing::warn!(sqlstate = ?error.code().map(|code| code.code()), "webhook worker: cannot take its role");
+                None
+            }
+        }
+    }
+
+    /// One sweep: claim what the free slots can take, and start an attempt for each.
+    async fn sweep(&self, client: &Arc<Client>) -> Result<(), tokio_postgres::Error> {
+        let free = self.slots.available_permits();
+        if free == 0 {
+            return Ok(());
+        }
+        let limit = i32::try_from(free).unwrap_or(i32::MAX);
+        let per_operator = i32::try_from(self.settings.per_operator).unwrap_or(i32::MAX);
+        for row in client.query(CLAIM, &[&limit, &per_operator, &LEASE_SECONDS]).await? {
+            let Ok(slot) = self.slots.clone().try_acquire_owned() else { break };
+            let claimed = Claimed {
+                operator_id: row.get(0),
+                hint_id: row.get(1),
+                lease_token: row.get(2),
+                attempt: row.get(3),
+                url: row.get(4),
+                host: row.get(5),
+                secret: row.get(6),
+                body: row.get(7),
+                booking_reference: row.get(8),
+            };
+            let (sender, client, log) = (self.sender.clone(), client.clone(), self.log.clone());
+            tokio::spawn(async move {
+                claimed.deliver(&sender, &client, &log).await;
+                drop(slot);
+            });
+        }
+        Ok(())
+    }
+}
+
+struct Claimed {
+    operator_id: uuid::Uuid,
+    hint_id: i64,
+    lease_token: uuid::Uuid,
+    attempt: i32,
+    url: String,
+    host: String,
+    secret: String,
+    body: String,
+    booking_reference: String,
+}
+
+impl Claimed {
+    async fn deliver(self, sender: &Sender, client: &Client, log: &LogSink) {
+        let hint = Hint { url: &self.url, host: &self.host, secret: &self.secret, body: &self.body };
+        let outcome = sender.send(&hint).await;
+        let (status, failure) = match outcome {
+            Outcome::Answered(status) => (Some(i32::from(status)), None),
+            Outcome::Failed(failure) => (None, Some(failure.reason())),
+        };
+        let state = client
+            .query_one(RECORD, &[&self.operator_id, &self.hint_id, &self.lease_token, &status, &failure])
+            .await
+            .map(|row| row.get::<_, String>(0));
+        // One line per attempt: never the secret, the signature or the body.
+        log.write(json!({
+            "message": "webhook attempt",
+            "host": self.host,
+            "booking_reference": self.booking_reference,
+            "attempt": self.attempt,
+            "status": status,
+            "failure": failure,
+            "state": state.as_deref().unwrap_or("unrecorded"),
+        }));
+    }
+}

@@ -1,0 +1,215 @@
+//! `ingest migrate` leaves the database exactly as the tree says: a function, trigger or grant that no
+//! file of `sql/functions` defines does not survive a run; runs at once take turns; running again
+//! changes nothing.
+
+mod common;
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use common::{backend_pid, connect, create_database, wait_for_sessions_blocked_by};
+use tokio::process::Command;
+
+/// Everything a run decides, as one text: the functions of the project's schemas with their body,
+/// settings and grants; the triggers; the policies; the table grants; the database's grants; the
+/// migration history.
+const CATALOG: &str = r#"
+SELECT string_agg(x, E'\n' ORDER BY x COLLATE "C") FROM (
+    SELECT format('function %s %s %s %s %s', p.oid::regprocedure, md5(p.prosrc), p.proconfig, p.prosecdef, p.proacl)
+      FROM pg_proc AS p
+     WHERE p.pronamespace IN ('app'::regnamespace, 'api'::regnamespace, 'console'::regnamespace, 'platform'::regnamespace)
+    UNION ALL
+    SELECT format('trigger %s', pg_get_triggerdef(t.oid))
+      FROM pg_trigger AS t JOIN pg_class AS c ON c.oid = t.tgrelid
+     WHERE c.relnamespace = 'app'::regnamespace AND NOT t.tgisinternal
+    UNION ALL
+    SELECT format('policy %s %s %s %s', p.polrelid::regclass, p.polname, pg_get_expr(p.polqual, p.polrelid),
+                  pg_get_expr(p.polwithcheck, p.polrelid))
+      FROM pg_policy AS p
+    UNION ALL
+    SELECT format('relation %s %s', c.oid::regclass, c.relacl)
+      FROM pg_class AS c
+     WHERE c.relnamespace IN ('app'::regnamespace, 'api'::regnamespace, 'console'::regnamespace, 'platform'::regnamespace)
+    UNION ALL
+    SELECT format('database %s', datacl) FROM pg_database WHERE datname = current_database()
+    UNION ALL
+    SELECT format('migration %s %s %s', version, name, checksum) FROM refinery_schema_history
+) AS s(x)"#;
+
+async fn catalog(url: &str) -> String {
+    connect(url).await.query_one(CATALOG, &[]).await.expect("reading the catalog").get(0)
+}
+
+/// `ingest migrate` as a separate process, as a deployment runs it.
+fn migrate_process(url: &str) -> tokio::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_ingest"))
+        .arg("migrate")
+        .env("DATABASE_URL", url)
+        .env("LOG_LEVEL", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("starting ingest migrate")
+}
+
+#[tokio::test]
+async fn two_runs_at_once_take_turns_both_succeed_and_a_third_changes_nothing() {
+    let url = create_database(false).await;
+
+    // Hold the migration lock, so both runs are seen waiting for it before either starts.
+    let holder = connect(&url).await;
+    holder.execute("SELECT pg_advisory_lock($1)", &[&gateway::migrate::MIGRATION_LOCK]).await.unwrap();
+    let first = migrate_process(&url);
+    let second = migrate_process(&url);
+    wait_for_sessions_blocked_by(&url, backend_pid(&holder).await, 2).await;
+    let tables: i64 = holder
+        .query_one("SELECT count(*) FROM pg_class WHERE relname = 'refinery_schema_history'", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(tables, 0, "a run waiting for the lock has not begun migrating");
+    holder.execute("SELECT pg_advisory_unlock($1)", &[&gateway::migrate::MIGRATION_LOCK]).await.unwrap();
+
+    for (name, child) in [("first", first), ("second", second)] {
+        let output = tokio::time::timeout(Duration::from_secs(120), child.wait_with_output())
+            .await
+            .unwrap_or_else(|_| panic!("the {name} run did not finish"))
+            .unwrap();
+        assert!(output.status.success(), "the {name} run failed: {}", String::from_utf8_lossy(&output.stderr));
+    }
+    let versions: Vec<i32> = holder
+        .query("SELECT version FROM refinery_schema_history ORDER BY version", &[])
+        .await
+        .unwrap()
+        .iter()
+        .map(|row| row.get(0))
+        .collect();
+    let mut expected: Vec<i32> = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../sql/migrations"))
+        .unwrap()
+        .filter_map(|entry| {
+            let name = entry.unwrap().file_name().into_string().unwrap();
+            name.strip_prefix('V')?.split_once("__")?.0.parse().ok()
+        })
+        .collect();
+    expected.sort();
+    assert_eq!(versions, expected, "each migration of sql/migrations applied exactly once");
+
+    let settings: Vec<String> = holder
+        .query(
+            "SELECT r.rolname || ' ' || array_to_string(array(SELECT unnest(s.setconfig) ORDER BY 1), ' ') \
+               FROM pg_db_role_setting AS s JOIN pg_roles AS r ON r.oid = s.setrole \
+              WHERE s.setdatabase = (SELECT oid FROM pg_database WHERE datname = current_database()) AND r.rolname IN ('ingest_gateway', 'authenticator', 'webhook_worker') \
+              ORDER BY r.rolname",
+            &[],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|row| row.get(0))
+        .collect();
+    let keep = "log_parameter_max_length=0 log_parameter_max_length_on_error=0 plan_cache_mode=force_generic_plan";
+    assert_eq!(
+        settings,
+        [format!("authenticator {keep}"), format!("ingest_gateway {keep}"), format!("webhook_worker {keep}")],
+        "every login role keeps parameter values out of the server log"
+    );
+
+    let before = catalog(&url).await;
+    let third = migrate_process(&url).wait_with_output().await.unwrap();
+    assert!(third.status.success(), "the third run failed: {}", String::from_utf8_lossy(&third.stderr));
+    assert_eq!(catalog(&url).await, before, "running migrate again changes nothing");
+}
+
+#[tokio::test]
+async fn what_the_tree_does_not_define_is_dropped_and_grants_come_from_the_tree_alone() {
+    let url = create_database(true).await;
+    let admin = connect(&url).await;
+    let clean = catalog(&url).await;
+
+    admin
+        .batch_execute(
+            r#"
+            SET ROLE ingest_owner;
+            -- A SECURITY DEFINER function removed from the tree, and a re-signed one (old signature).
+            CREATE FUNCTION api.stale_probe() RETURNS integer SECURITY DEFINER LANGUAGE sql
+                SET search_path = pg_catalog, pg_temp AS 'SELECT 1';
+            GRANT EXECUTE ON FUNCTION api.stale_probe() TO ingest_gateway;
+            CREATE FUNCTION api.ping(p_authorization text, p_extra integer) RETURNS integer SECURITY DEFINER
+                LANGUAGE sql SET search_path = pg_catalog, pg_temp AS 'SELECT 1';
+            GRANT EXECUTE ON FUNCTION api.ping(text, integer) TO ingest_gateway;
+            -- A trigger and its function removed from the tree.
+            CREATE FUNCTION app.stale_trigger() RETURNS trigger LANGUAGE plpgsql
+                SET search_path = pg_catalog, pg_temp AS 'BEGIN RETURN NEW; END';
+            CREATE TRIGGER stale_trigger BEFORE UPDATE ON app.lots FOR EACH ROW EXECUTE FUNCTION app.stale_trigger();
+            -- Grants no file makes.
+            GRANT EXECUTE ON FUNCTION api.ping(text) TO authenticated, PUBLIC;
+            GRANT EXECUTE ON FUNCTION app.authenticate(text, text, boolean) TO ingest_gateway;
+            RESET ROLE;
+            "#,
+        )
+        .await
+        .expect("planting stale objects");
+
+    gateway::migrate::run(&url).await.expect("migrate");
+
+    let row = admin
+        .query_one(
+            "SELECT to_regprocedure('api.stale_probe()')::text, to_regprocedure('api.ping(text, integer)')::text, \
+                    to_regprocedure('app.stale_trigger()')::text, \
+                    (SELECT tgname::text FROM pg_trigger WHERE tgname = 'stale_trigger')",
+            &[],
+        )
+        .await
+        .unwrap();
+    for (index, what) in ["api.stale_probe()", "api.ping(text, integer)", "app.stale_trigger()", "trigger stale_trigger"]
+        .iter()
+        .enumerate()
+    {
+        assert_eq!(row.get::<_, Option<String>>(index), None, "{what} was not dropped");
+    }
+    let privileges = admin
+        .query_one(
+            "SELECT has_function_privilege('authenticated', 'api.ping(text)', 'EXECUTE'), \
+                    has_function_privilege('public', 'api.ping(text)', 'EXECUTE'), \
+                    has_function_privilege('ingest_gateway', 'app.authenticate(text, text, boolean)', 'EXECUTE'), \
+                    has_function_privilege('ingest_gateway', 'api.ping(text)', 'EXECUTE')",
+            &[],
+        )
+        .await
+        .unwrap();
+    assert!(!privileges.get::<_, bool>(0), "the grant of api.ping to authenticated was taken back");
+    assert!(!privileges.get::<_, bool>(1), "the grant of api.ping to PUBLIC was taken back");
+    assert!(!privileges.get::<_, bool>(2), "the grant of app.authenticate to ingest_gateway was taken back");
+    assert!(privileges.get::<_, bool>(3), "the tree's grant of api.ping to ingest_gateway stays");
+    assert_eq!(catalog(&url).await, clean, "the catalog is again exactly what the tree makes");
+}
+
+#[tokio::test]
+async fn a_removed_function_that_a_migration_object_still_uses_fails_the_run_and_changes_nothing() {
+    let url = create_database(true).await;
+    let admin = connect(&url).await;
+    admin
+        .batch_execute(
+            r#"
+            SET ROLE ingest_owner;
+            CREATE FUNCTION app.stale_default() RETURNS text LANGUAGE sql
+                SET search_path = pg_catalog, pg_temp AS 'SELECT ''x''';
+            ALTER TABLE app.settings ALTER COLUMN value SET DEFAULT app.stale_default();
+            RESET ROLE;
+            "#,
+        )
+        .await
+        .unwrap();
+    let before = catalog(&url).await;
+
+    let error = gateway::migrate::run(&url).await.expect_err("the run must fail, not drop the column default");
+    assert!(error.contains("removing functions the tree no longer defines"), "{error}");
+    assert_eq!(catalog(&url).await, before, "a failed run changes nothing");
+    let default: Option<String> = admin
+        .query_one("SELECT pg_get_expr(adbin, adrelid) FROM pg_attrdef WHERE adrelid = 'app.settings'::regclass", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(default.as_deref(), Some("app.stale_default()"));
+}

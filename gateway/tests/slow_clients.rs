@@ -1,0 +1,110 @@
+//! Slow and stuck clients cost only themselves: a body has a deadline, a client that goes away
+//! mid-body gets no answer and writes nothing, open connections are capped, and hundreds of stalled
+//! connections do not slow anyone else down.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use common::TestApp;
+
+/// Whatever the server sends until it closes (or `limit` passes: None).
+async fn until_closed(stream: &mut TcpStream, limit: Duration) -> Option<Vec<u8>> {
+    let mut received = Vec::new();
+    tokio::time::timeout(limit, stream.read_to_end(&mut received)).await.ok().map(|_| received)
+}
+
+fn put_head(bearer: &str, length: usize) -> String {
+    format!(
+        "PUT /v1/lots/stalled HTTP/1.1\r\nhost: x\r\nauthorization: {bearer}\r\ncontent-type: application/json\r\ncontent-length: {length}\r\n\r\n"
+    )
+}
+
+#[tokio::test]
+async fn a_client_that_goes_away_mid_body_gets_no_answer_and_writes_nothing() {
+    let app = TestApp::spawn().await;
+    let (_operator, credential) = app.operator_with_credential().await;
+    let mut stream = TcpStream::connect(app.addr).await.unwrap();
+    stream.write_all(put_head(&credential.bearer(), 100).as_bytes()).await.unwrap();
+    stream.write_all(br#"{"name": "St"#).await.unwrap();
+    stream.shutdown().await.unwrap();
+    let received = until_closed(&mut stream, Duration::from_secs(5)).await.expect("the server closes");
+    assert!(received.is_empty(), "no answer: {:?}", String::from_utf8_lossy(&received));
+
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let line = app.logs().into_iter().find(|line| line["route"] == "/lots/{external_id}").expect("a request line");
+    assert_eq!(line["status"], 499, "logged as a client abort: {line}");
+    assert!(app.lot_ids(&credential).await.is_empty(), "nothing was written");
+}
+
+#[tokio::test]
+async fn a_body_that_stalls_past_its_deadline_is_dropped_without_an_answer() {
+    let app = TestApp::spawn_with(|settings| {
+        settings.set("BODY_TIMEOUT_MS", 300);
+    })
+    .await;
+    let (_operator, credential) = app.operator_with_credential().await;
+    let mut stream = TcpStream::connect(app.addr).await.unwrap();
+    stream.write_all(put_head(&credential.bearer(), 100).as_bytes()).await.unwrap();
+    stream.write_all(b"{").await.unwrap();
+    let started = Instant::now();
+    let received = until_closed(&mut stream, Duration::from_secs(5)).await.expect("the server closes");
+    assert!(received.is_empty(), "no answer");
+    assert!(started.elapsed() < Duration::from_secs(2), "closed after {:?}", started.elapsed());
+}
+
+#[tokio::test]
+async fn three_hundred_stalled_connections_slow_no_one_down_and_are_gone_after_their_deadlines() {
+    let app = TestApp::spawn_with(|settings| {
+        settings.set("BODY_TIMEOUT_MS", 1000).set("HEADER_TIMEOUT_MS", 1000);
+    })
+    .await;
+    let (_operator, credential) = app.operator_with_credential().await;
+    let mut stalled = Vec::new();
+    for n in 0..300 {
+        let mut stream = TcpStream::connect(app.addr).await.unwrap();
+        let partial = if n % 2 == 0 {
+            "GET /v1/ping HTTP/1.1\r\nhost: x\r\nauthoriz".to_string()
+        } else {
+            put_head(&credential.bearer(), 100) + "{"
+        };
+        stream.write_all(partial.as_bytes()).await.unwrap();
+        stalled.push(stream);
+    }
+    for _ in 0..10 {
+        let asked = Instant::now();
+        assert_eq!(app.ping(Some(&credential.bearer())).await.status, 200);
+        assert!(asked.elapsed() < Duration::from_millis(500), "a ping took {:?}", asked.elapsed());
+    }
+    for stream in &mut stalled {
+        let received = until_closed(stream, Duration::from_secs(4)).await;
+        assert!(received.is_some(), "a stalled connection outlived its deadline");
+    }
+}
+
+#[tokio::test]
+async fn open_connections_are_capped_and_new_ones_wait_for_a_free_slot() {
+    let app = TestApp::spawn_with(|settings| {
+        settings.set("MAX_CONNECTIONS", 3).set("BODY_TIMEOUT_MS", 800);
+    })
+    .await;
+    let (_operator, credential) = app.operator_with_credential().await;
+    let mut stalled = Vec::new();
+    for _ in 0..3 {
+        let mut stream = TcpStream::connect(app.addr).await.unwrap();
+        stream.write_all((put_head(&credential.bearer(), 100) + "{").as_bytes()).await.unwrap();
+        stalled.push(stream);
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let asked = Instant::now();
+    let response = app.ping(Some(&credential.bearer())).await;
+    assert_eq!(response.status, 200);
+    assert!(
+        asked.elapsed() >= Duration::from_millis(500),
+        "the fourth connection waited for a slot ({:?})",
+        asked.elapsed()
+    );
+}

@@ -1,0 +1,263 @@
+//! Webhook hints end to end: a booking change, the worker, a local HTTPS receiver. Each test has a
+//! database of its own (a worker claims every operator's hints, so tests must not share one).
+
+mod common;
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+
+use common::webhooks::{loopback_is_public, FixedResolver, HintRow, Receiver, RunningWorker, TestAuthority};
+use common::{create_database, TestApp};
+use gateway::webhooks::address::AddressPolicy;
+use gateway::webhooks::resolve::Lookup;
+
+const SETTLE: Duration = Duration::from_secs(10);
+
+struct World {
+    app: TestApp,
+    authority: TestAuthority,
+    receiver: Receiver,
+}
+
+impl World {
+    async fn new() -> World {
+        let database = create_database(true).await;
+        let app = TestApp::spawn_on(&database, |_| {}).await;
+        let authority = TestAuthority::new();
+        let receiver = Receiver::start(&authority).await;
+        World { app, authority, receiver }
+    }
+
+    /// A worker whose names resolve by `resolver`, loopback declared public.
+    fn worker(&self, resolver: FixedResolver) -> RunningWorker {
+        self.worker_with_policy(resolver, loopback_is_public())
+    }
+
+    fn worker_with_policy(&self, resolver: FixedResolver, policy: AddressPolicy) -> RunningWorker {
+        RunningWorker::start(&self.app.database_url, &self.authority, self.receiver.addr.port(), resolver, policy)
+    }
+}
+
+fn to_receiver() -> FixedResolver {
+    FixedResolver::default().addresses("hooks.example.test", &["127.0.0.1"])
+}
+
+fn hint(state: &str, attempts: i32, last_status: Option<i32>, last_failure: Option<&str>) -> HintRow {
+    HintRow { state: state.into(), attempts, last_status, last_failure: last_failure.map(String::from) }
+}
+
+fn verify_signature(header: &str, secret: &str, body: &[u8]) -> u64 {
+    let (t, v1) = header.split_once(",v1=").expect("t=…,v1=…");
+    let t = t.strip_prefix("t=").expect("t= first");
+    let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).unwrap();
+    mac.update(format!("{t}.").as_bytes());
+    mac.update(body);
+    let bytes: Vec<u8> = (0..v1.len()).step_by(2).map(|i| u8::from_str_radix(&v1[i..i + 2], 16).unwrap()).collect();
+    mac.verify_slice(&bytes).expect("the signature verifies with the endpoint's secret");
+    assert_eq!(v1, v1.to_lowercase(), "lowercase hex");
+    t.parse().expect("whole seconds")
+}
+
+#[tokio::test]
+async fn a_booking_change_is_delivered_signed_with_the_exact_body_and_headers() {
+    let world = World::new().await;
+    let (operator, secret) = world.app.webhook_operator("https://hooks.example.test/in?op=7").await;
+    let worker = world.worker(to_receiver());
+    let reference = world.app.record_hooked_booking(&operator).await;
+
+    let hints = world.app.wait_for_hints(&reference, SETTLE, |h| h.iter().all(|h| h.state == "delivered")).await;
+    assert_eq!(hints, [hint("delivered", 1, Some(204), None)]);
+    let received = world.receiver.received();
+    assert_eq!(received.len(), 1, "one POST");
+    let post = &received[0];
+    assert_eq!(post.method, "POST");
+    assert_eq!(post.target, "/in?op=7");
+    assert_eq!(post.headers["host"], "hooks.example.test");
+    assert_eq!(post.headers["content-type"], "application/json");
+    assert_eq!(post.headers["user-agent"], "Service-Webhooks/1");
+    let expected = format!(
+        r#"{{"event":"booking.changed","booking_reference":"{reference}","occurred_at":"{}"}}"#,
+        world.app.occurred_at_text(&reference).await
+    );
+    assert_eq!(std::str::from_utf8(&post.body).unwrap(), expected, "exactly the three members");
+    let t = verify_signature(post.headers["service-signature"].to_str().unwrap(), &secret, &post.body);
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs();
+    assert!(now.abs_diff(t) <= 5, "t is the time of sending");
+
+    // The line is written after the outcome is recorded: stop the worker (it waits for its attempts).
+    let logs = worker.logs.clone();
+    worker.stop().await;
+    let lines = logs.lock().unwrap().clone();
+    assert_eq!(lines.len(), 1, "one line per attempt: {lines:?}");
+    assert_eq!(lines[0]["host"], "hooks.example.test");
+    assert_eq!(lines[0]["booking_reference"], reference.as_str());
+    assert_eq!(lines[0]["state"], "delivered");
+    let text = lines[0].to_string();
+    assert!(!text.contains(&secret) && !text.contains("v1=") && !text.contains("booking.changed"), "{text}");
+}
+
+#[tokio::test]
+async fn every_failure_is_recorded_with_its_reason_and_scheduled_again() {
+    let world = World::new().await;
+    let cases = [
+        ("https://hooks.example.test/status/500", hint("undelivered", 1, Some(500), Some("http_status"))),
+        ("https://hooks.example.test/status/302", hint("undelivered", 1, Some(302), Some("redirect"))),
+        ("https://hooks.example.test/status/404", hint("undelivered", 1, Some(404), Some("http_status"))),
+        ("https://hooks.example.test/delay/6000", hint("undelivered", 1, None, Some("timeout"))),
+        // A status no HTTP answer may have is recorded as a failed connection (never left unrecorded).
+        ("https://hooks.example.test/status/600", hint("undelivered", 1, None, Some("connection_failed"))),
+        ("https://dns-fails.example.test/in", hint("undelivered", 1, None, Some("dns_failed"))),
+        ("https://no-records.example.test/in", hint("undelivered", 1, None, Some("unresolvable"))),
+        ("https://private.example.test/in", hint("undelivered", 1, None, Some("private_address"))),
+        ("https://refused.example.test/in", hint("undelivered", 1, None, Some("connection_refused"))),
+        ("https://wrong-name.example.test/in", hint("undelivered", 1, None, Some("tls_failed"))),
+    ];
+    let resolver = to_receiver()
+        .with("dns-fails.example.test", Lookup::Failed)
+        .with("no-records.example.test", Lookup::NoRecords)
+        // A public-looking answer beside a private one: nothing is sent at all.
+        .addresses("private.example.test", &["127.0.0.1", "10.1.2.3"])
+        // Loopback, but nothing listens on 127.0.0.2.
+        .addresses("refused.example.test", &["127.0.0.2"])
+        // The receiver, whose certificate does not name this host.
+        .addresses("wrong-name.example.test", &["127.0.0.1"]);
+    let mut bookings = Vec::new();
+    for (url, _) in &cases {
+        let (operator, _) = world.app.webhook_operator(url).await;
+        bookings.push(world.app.record_hooked_booking(&operator).await);
+    }
+    let worker = world.worker(resolver);
+    for ((url, expected), reference) in cases.iter().zip(&bookings) {
+        let hints = world.app.wait_for_hints(reference, SETTLE, |h| h.iter().all(|h| h.attempts == 1)).await;
+        assert_eq!(&hints, std::slice::from_ref(expected), "{url}");
+    }
+    assert!(world.receiver.received_at("/in").is_empty(), "nothing reached the receiver for the refused hosts");
+    let timed_out = world.receiver.received_at("/delay/6000");
+    assert_eq!(timed_out.len(), 1, "the slow endpoint got the request, then the worker gave up");
+    worker.stop().await;
+}
+
+#[tokio::test]
+async fn loopback_is_private_under_the_production_rules() {
+    let world = World::new().await;
+    let (operator, _) = world.app.webhook_operator("https://hooks.example.test/in").await;
+    let reference = world.app.record_hooked_booking(&operator).await;
+    let worker = world.worker_with_policy(to_receiver(), AddressPolicy::production());
+    let hints = world.app.wait_for_hints(&reference, SETTLE, |h| h.iter().all(|h| h.attempts == 1)).await;
+    assert_eq!(hints, [hint("undelivered", 1, None, Some("private_address"))]);
+    assert!(world.receiver.received().is_empty(), "nothing was sent");
+    worker.stop().await;
+}
+
+#[tokio::test]
+async fn five_failures_make_a_hint_dead_and_it_is_never_sent_again() {
+    let world = World::new().await;
+    let (operator, _) = world.app.webhook_operator("https://hooks.example.test/status/503").await;
+    let reference = world.app.record_hooked_booking(&operator).await;
+    let worker = world.worker(to_receiver());
+    for attempt in 1..=5 {
+        let hints = world.app.wait_for_hints(&reference, SETTLE, |h| h[0].attempts == attempt).await;
+        let state = if attempt == 5 { "dead" } else { "undelivered" };
+        assert_eq!(hints, [hint(state, attempt, Some(503), Some("http_status"))]);
+        // The schedule waits minutes; the test moves the next attempt to now.
+        world.app.make_hints_due(&operator).await;
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(world.receiver.received().len(), 5, "five attempts, then none");
+    worker.stop().await;
+}
+
+#[tokio::test]
+async fn changes_while_a_hint_waits_merge_and_a_change_in_flight_leaves_a_successor() {
+    let world = World::new().await;
+    let (operator, _) = world.app.webhook_operator("https://hooks.example.test/delay/1500").await;
+    let reference = world.app.record_hooked_booking(&operator).await;
+    for n in 0..20 {
+        world.app.update_booking(&operator, &reference, &serde_json::json!({"total": format!("{n}.50")})).await;
+    }
+    assert_eq!(world.app.hints_of(&reference).await.len(), 1, "a burst of changes is one waiting hint");
+
+    let worker = world.worker(to_receiver());
+    // The attempt is under way (the receiver holds it 1.5 s): change the booking again.
+    let started = std::time::Instant::now();
+    while world.receiver.received().is_empty() {
+        assert!(started.elapsed() < SETTLE, "the first attempt never arrived");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    world.app.update_booking(&operator, &reference, &serde_json::json!({"status": "cancelled"})).await;
+    let hints = world.app.wait_for_hints(&reference, SETTLE, |h| h.len() == 2 && h.iter().all(|h| h.state == "delivered")).await;
+    assert_eq!(hints, [hint("delivered", 1, Some(204), None), hint("delivered", 1, Some(204), None)]);
+    assert_eq!(world.receiver.received().len(), 2, "the burst was one POST; the change in flight another");
+    worker.stop().await;
+}
+
+#[tokio::test]
+async fn a_disarmed_endpoints_hints_die_and_are_never_sent() {
+    let world = World::new().await;
+    let (operator, _) = world.app.webhook_operator("https://hooks.example.test/in").await;
+    let reference = world.app.record_hooked_booking(&operator).await;
+    world.app.disarm_webhook(&operator).await;
+    let worker = world.worker(to_receiver());
+    let hints = world.app.wait_for_hints(&reference, SETTLE, |h| h.iter().all(|h| h.state == "dead")).await;
+    assert_eq!(hints, [hint("dead", 0, None, Some("endpoint_disarmed"))]);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(world.receiver.received().is_empty());
+    worker.stop().await;
+}
+
+#[tokio::test]
+async fn two_workers_racing_deliver_every_hint_exactly_once() {
+    let world = World::new().await;
+    let (operator, _) = world.app.webhook_operator("https://hooks.example.test/in").await;
+    let mut references = Vec::new();
+    for _ in 0..40 {
+        references.push(world.app.record_hooked_booking(&operator).await);
+    }
+    let first = world.worker(to_receiver());
+    let second = world.worker(to_receiver());
+    for reference in &references {
+        world.app.wait_for_hints(reference, SETTLE, |h| h.iter().all(|h| h.state == "delivered")).await;
+    }
+    let mut delivered: Vec<String> =
+        world.receiver.received().iter().map(|r| r.json()["booking_reference"].as_str().unwrap().to_string()).collect();
+    delivered.sort();
+    references.sort();
+    assert_eq!(delivered, references, "each booking's hint arrived once");
+    let (first_logs, second_logs) = (first.logs.clone(), second.logs.clone());
+    first.stop().await;
+    second.stop().await;
+    let attempts = first_logs.lock().unwrap().len() + second_logs.lock().unwrap().len();
+    assert_eq!(attempts, 40, "forty attempts between the two workers");
+}
+
+#[tokio::test]
+async fn a_slow_endpoint_of_one_operator_never_delays_another_operators_hints() {
+    let world = World::new().await;
+    let (slow, _) = world.app.webhook_operator("https://hooks.example.test/delay/4000").await;
+    for _ in 0..10 {
+        world.app.record_hooked_booking(&slow).await;
+    }
+    let (quick, _) = world.app.webhook_operator("https://hooks.example.test/in").await;
+    let worker = world.worker(to_receiver());
+    // The slow operator's hints take their two slots and hold them for 4 s each.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let started = std::time::Instant::now();
+    let reference = world.app.record_hooked_booking(&quick).await;
+    world.app.wait_for_hints(&reference, SETTLE, |h| h.iter().all(|h| h.state == "delivered")).await;
+    assert!(started.elapsed() < Duration::from_secs(2), "the other operator waited {:?}", started.elapsed());
+    assert_eq!(world.receiver.received_at("/delay/4000").len(), 2, "the slow operator has two attempts under way, not more");
+    worker.stop().await;
+}
+
+#[tokio::test]
+async fn an_answer_within_the_five_seconds_is_delivered() {
+    let world = World::new().await;
+    let (operator, _) = world.app.webhook_operator("https://hooks.example.test/delay/4500").await;
+    let reference = world.app.record_hooked_booking(&operator).await;
+    let worker = world.worker(to_receiver());
+    let hints = world.app.wait_for_hints(&reference, SETTLE, |h| h.iter().all(|h| h.attempts == 1)).await;
+    assert_eq!(hints, [hint("delivered", 1, Some(204), None)], "4.5 s is inside the 5-second deadline");
+    worker.stop().await;
+}

@@ -1,0 +1,21 @@
+-- The delivery worker's context: every operator's endpoints and hints, read and changed by the
+-- functions of schema `webhook` only. Entered after leaving any operator context (a caller may have
+-- forged one), and left before returning; the sweep policies hold only while no operator is entered,
+-- and app.enter_operator clears the flag, so a flag set by hand widens nothing anywhere else.
+CREATE OR REPLACE FUNCTION app.enter_webhook_sweep()
+RETURNS void
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT app.leave_operator(), set_config('app.webhook_sweep', 'on', true);
+$$;
+REVOKE ALL ON FUNCTION app.enter_webhook_sweep() FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION app.leave_webhook_sweep()
+RETURNS void
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT set_config('app.webhook_sweep', '', true);
+$$;
+REVOKE ALL ON FUNCTION app.leave_webhook_sweep() FROM PUBLIC;

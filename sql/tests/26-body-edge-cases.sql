@@ -1,0 +1,146 @@
+-- Bodies at the edges (issue 9 §5): a key given twice in a nested object is refused like one at the
+-- top level; a number with thousands of digits in any numeric field is a 422 naming the field, never
+-- a 500; trimming and "first in byte order" do not depend on the database's locale (this file also
+-- runs in a database of locale en_US.UTF-8: see pgtap/run.sh).
+BEGIN;
+SELECT plan(46);
+SELECT tests.lend_temporary_to_project_roles();
+
+CREATE TEMP TABLE fx AS
+SELECT o AS operator, tests.issue_credential(o) AS bearer FROM tests.make_operator('Body edges') AS o;
+GRANT SELECT ON fx TO PUBLIC;
+SELECT tests.put_lot(bearer, 'lot-1', tests.lot_body()) FROM fx;
+
+-- The refusal of a raw body text (duplicate keys survive only as text), as 'code message detail',
+-- or 'accepted'.
+CREATE FUNCTION pg_temp.refusal(p_call text, p_body text) RETURNS text LANGUAGE sql AS $$
+    SELECT coalesce(e.code || ' ' || e.message || ' ' || coalesce(e.detail, '-'), 'accepted')
+      FROM fx, tests.error_of(format(p_call, bearer, p_body)) AS e;
+$$;
+CREATE FUNCTION pg_temp.lot(p_body text) RETURNS text LANGUAGE sql AS $$
+    SELECT pg_temp.refusal('SELECT tests.put_lot(%L, ''lot-1'', %L, true)', p_body);
+$$;
+CREATE FUNCTION pg_temp.rates(p_body text) RETURNS text LANGUAGE sql AS $$
+    SELECT pg_temp.refusal('SELECT tests.put_rates(%L, ''lot-1'', %L, true)', p_body);
+$$;
+CREATE FUNCTION pg_temp.closures(p_body text) RETURNS text LANGUAGE sql AS $$
+    SELECT pg_temp.refusal('SELECT tests.put_blocked_periods(%L, ''lot-1'', %L, true)', p_body);
+$$;
+-- A lot body with `p_members` (raw JSON text, a leading comma) after the four required fields.
+CREATE FUNCTION pg_temp.lot_with(p_members text) RETURNS text LANGUAGE sql AS $$
+    SELECT pg_temp.lot('{"name": "Edge", "timezone": "Europe/London", "handover": "self", "online_bookable": true' || p_members || '}');
+$$;
+CREATE FUNCTION pg_temp.digits(p_count integer) RETURNS text LANGUAGE sql AS $$
+    SELECT '1' || repeat('0', p_count - 1);
+$$;
+-- The digits after a decimal point that make a value no rounding can keep: 0…01.
+CREATE FUNCTION pg_temp.decimals(p_count integer) RETURNS text LANGUAGE sql AS $$
+    SELECT repeat('0', p_count - 1) || '1';
+$$;
+-- A lot body written for real (not a dry run), with `p_members` after the four required fields.
+CREATE FUNCTION pg_temp.lot_written_with(p_members text) RETURNS text LANGUAGE sql AS $$
+    SELECT pg_temp.refusal('SELECT tests.put_lot(%L, ''lot-1'', %L)',
+                           '{"name": "Edge", "timezone": "Europe/London", "handover": "self", "online_bookable": true' || p_members || '}');
+$$;
+
+-- A key given twice, at any depth --------------------------------------------------------------------
+
+SELECT is(pg_temp.lot_with(', "cancellation": {"free_until_hours_before_check_in": 1, "free_until_hours_before_check_in": 2, '
+                           '"penalty_percent_after": "10.00", "no_show_forfeits_full": true}'),
+          'PT422 invalid_body cancellation.free_until_hours_before_check_in',
+          'a key twice inside cancellation: invalid_body naming cancellation.<key>');
+SELECT is(pg_temp.lot_with(', "arrival": {"entrance": "North", "entrance": "South"}'),
+          'PT422 invalid_body arrival.entrance', 'a key twice directly inside arrival: arrival.<key>');
+SELECT is(pg_temp.lot_with(', "arrival": {"transfer": {"line": "7", "line": "8"}}'),
+          'PT422 invalid_body arrival', 'a key twice deeper inside arrival: the member, arrival');
+SELECT is(pg_temp.lot_with(', "media": {"heroUrl": "https://p.example/1.jpg", "heroUrl": "https://p.example/2.jpg"}'),
+          'PT422 invalid_body media.heroUrl', 'a key twice inside media: media.<key>');
+SELECT is(pg_temp.lot_with(', "arrival": {"entrance": "a", "entrance": "b"}, "media": {"heroUrl": "x", "heroUrl": "y"}'),
+          'PT422 invalid_body arrival.entrance', 'of two objects repeating a key, the first in the body is named');
+SELECT is(pg_temp.lot_with(', "arrival": {"transfer": {"line": "7"}, "line": "8"}'),
+          'accepted', 'the same key in two different objects is no repetition');
+SELECT is(pg_temp.lot_with(', "Zq": 1, "aq": 1, "aq": 2, "Zq": 2'),
+          'PT422 invalid_body Zq', 'of two keys repeated at the top level, the first in byte order (Z before a) is named');
+SELECT is(pg_temp.lot_with(', "arrival": {"b": 1, "b": 2, "B": 1, "B": 2}'),
+          'PT422 invalid_body arrival.B', 'inside an object too, the first repeated key in byte order');
+SELECT is(pg_temp.closures('{"blocked_periods": [{"starts_on": "2026-01-01", "ends_on": "2026-01-01"}, '
+                           '{"starts_on": "2026-02-01", "starts_on": "2026-02-02", "ends_on": "2026-02-03"}]}'),
+          'PT422 invalid_blocked_periods blocked_periods[1].starts_on',
+          'a key twice in a closure entry: invalid_blocked_periods naming the entry''s key');
+SELECT is(pg_temp.closures('{"blocked_periods": [], "blocked_periods": []}'),
+          'PT422 invalid_body blocked_periods', 'blocked_periods twice at the top level: invalid_body');
+SELECT is(pg_temp.rates('{"fixed_price": "10.00", "fixed_price": "11.00"}'),
+          'PT422 invalid_body fixed_price', 'a rates key twice: invalid_body');
+
+-- Numbers with thousands of digits ---------------------------------------------------------------------
+
+SELECT is(pg_temp.rates(format('{"fixed_price": %s}', pg_temp.digits(20000))), 'PT422 invalid_body fixed_price',
+          'fixed_price: a number of 20 000 digits');
+SELECT is(pg_temp.rates(format('{"fixed_price": "%s"}', pg_temp.digits(20000))), 'PT422 invalid_body fixed_price',
+          'fixed_price: a string of 20 000 digits');
+SELECT is(pg_temp.rates(format('{"fixed_price": "0.%s"}', pg_temp.digits(20000))), 'PT422 invalid_body fixed_price',
+          'fixed_price: a string of 20 000 decimals');
+SELECT is(pg_temp.rates(format('{"fixed_price": 0.%s}', pg_temp.decimals(16000))), 'PT422 invalid_body fixed_price',
+          'fixed_price: a number of 16 000 decimals');
+SELECT is(pg_temp.rates('{"fixed_price": 1e1000000}'), 'PT422 invalid_body fixed_price',
+          'fixed_price: a number beyond what PostgreSQL can hold');
+SELECT is(pg_temp.rates(format('{"floor_price": "1.00", "base_price": "0.%s", "ceiling_price": "2.00"}', pg_temp.digits(20000))),
+          'PT422 invalid_body base_price', 'base_price: a string of 20 000 decimals');
+SELECT is(pg_temp.rates(format('{"fixed_price": "1.00", "min_first_day_price": %s}', pg_temp.digits(20000))),
+          'PT422 invalid_body min_first_day_price', 'min_first_day_price: a number of 20 000 digits');
+SELECT is(pg_temp.lot_with(format(', "latitude": %s, "longitude": 0', pg_temp.digits(20000))),
+          'PT422 invalid_coordinates latitude', 'latitude: a number of 20 000 digits');
+SELECT is(pg_temp.lot_with(format(', "latitude": "%s", "longitude": 0', pg_temp.digits(20000))),
+          'PT422 invalid_coordinates latitude', 'latitude: a string of 20 000 digits');
+SELECT is(pg_temp.lot_with(format(', "latitude": "1.%s", "longitude": 0', pg_temp.digits(20000))),
+          'PT422 invalid_coordinates latitude', 'latitude: a string of 20 000 decimals');
+SELECT is(pg_temp.lot_with(format(', "latitude": 1, "longitude": 1.%s', pg_temp.digits(16000))),
+          'accepted', 'longitude: a number of 16 000 decimals within range is rounded to 6 like any other');
+SELECT is(pg_temp.lot_with(format(', "latitude": 1, "longitude": "-1.%s"', pg_temp.digits(20000))),
+          'PT422 invalid_coordinates longitude', 'longitude: a string of 20 000 decimals');
+SELECT is(pg_temp.lot_with(format(', "%s": %s', f, pg_temp.digits(20000))), 'PT422 invalid_body ' || f, f || ': a number of 20 000 digits')
+  FROM unnest(ARRAY['capacity', 'min_advance_days', 'min_stay_days', 'max_stay_days']) AS f;
+SELECT is(pg_temp.lot_with(format(', "capacity": -%s', pg_temp.digits(20000))), 'PT422 invalid_body capacity',
+          'capacity: a negative number of 20 000 digits');
+SELECT is(pg_temp.lot_with(format(', "cancellation": {"free_until_hours_before_check_in": %s, "penalty_percent_after": "1", '
+                                  '"no_show_forfeits_full": true}', pg_temp.digits(20000))),
+          'PT422 invalid_body cancellation.free_until_hours_before_check_in', 'cancellation.free_until_hours_before_check_in: 20 000 digits');
+SELECT is(pg_temp.lot_with(format(', "cancellation": {"free_until_hours_before_check_in": 1, "penalty_percent_after": "0.%s", '
+                                  '"no_show_forfeits_full": true}', pg_temp.digits(20000))),
+          'PT422 invalid_body cancellation.penalty_percent_after', 'cancellation.penalty_percent_after: 20 000 decimals');
+SELECT is(pg_temp.lot_with(format(', "latitude": 1e1000000, "longitude": 0')),
+          'PT422 invalid_body latitude', 'latitude: a number beyond what PostgreSQL can hold');
+SELECT is(tests.error_detail(format('SELECT platform.booking_record(%L, %L::jsonb)', operator,
+                                    tests.booking_body('lot-1', jsonb_build_object('total', '0.' || pg_temp.digits(20000)))))
+          , 'total', 'a booking total of 20 000 decimals is refused naming total') FROM fx;
+SELECT is(tests.error_detail(format('SELECT platform.booking_record(%L, %L::jsonb)', operator,
+                                    tests.booking_body('lot-1', jsonb_build_object('parking_days', pg_temp.digits(20000)::numeric))))
+          , 'parking_days', 'booking parking_days of 20 000 digits is refused naming parking_days') FROM fx;
+
+-- Whatever the locale -----------------------------------------------------------------------------------
+
+SELECT is(pg_temp.lot_written_with(', "country_code": "' || E'\u00a0' || 'fr' || E'\u2003' || '"'), 'accepted',
+          'country_code: no-break and em spaces around it are white space, trimmed');
+SELECT is((SELECT country_code FROM tests.lot(operator, 'lot-1')), 'FR', '… and it is stored upper-case') FROM fx;
+SELECT is(pg_temp.lot_with(', "country_code": "g' || E'\u0131' || '"'), 'PT422 invalid_country_code country_code',
+          'country_code: a dotless ı is not an I (upper-casing is ASCII only)');
+SELECT is(pg_temp.lot_with(', "country_code": "' || E'\u200b' || 'GB"'), 'PT422 invalid_country_code country_code',
+          'country_code: a zero-width space is not white space');
+SELECT is(pg_temp.lot_written_with(', "features": ["valet", "ev_charging", "cameras", "valet"]'), 'accepted', 'features are accepted');
+SELECT is((SELECT features FROM tests.lot(operator, 'lot-1')), ARRAY['cameras', 'ev_charging', 'valet'],
+          '… stored as a set in byte order') FROM fx;
+SELECT is(pg_temp.lot_with(', "Zz": 1, "ab": 1'), 'PT422 unknown_field Zz', 'the first unknown key in byte order (Z before a)');
+SELECT is(pg_temp.lot_with(', "cancellation": {"zz": 1, "Zz": 1}'), 'PT422 unknown_field cancellation.Zz',
+          'inside an object too');
+SELECT is(pg_temp.closures('{"blocked_periods": [{"starts_on": "2026-01-01", "ends_on": "2026-01-01", "zz": 1, "Zz": 1}]}'),
+          'PT422 invalid_blocked_periods blocked_periods[0].Zz', 'and in a closure entry');
+SELECT is(pg_temp.rates('{"currency": "' || E'\u0131' || 'dr", "fixed_price": "1"}'), 'PT422 invalid_body currency',
+          'a currency with a dotless ı is not three letters');
+SELECT is(pg_temp.rates('{"currency": "eur", "fixed_price": "1"}'), 'accepted', 'a lower-case currency is its code');
+SELECT is(pg_temp.lot_with(', "media": {"heroUrl": "https://p.example/LOT-MEDIA/x.jpg"}'), 'PT422 invalid_body media',
+          'lot-media in capitals is still the media rule''s text');
+SELECT is(pg_temp.lot_with(', "media": {"heroUrl": "https://p.example/lot-med' || E'\u0130' || 'a/x.jpg"}'), 'accepted',
+          'a capital dotted İ is not an i: that path does not hold lot-media');
+
+SELECT * FROM finish();
+ROLLBACK;
