@@ -705,9 +705,9 @@ pub fn comparable(response: &TestResponse) -> (StatusCode, Vec<(String, Vec<u8>)
 // A cluster of a test's own
 // ---------------------------------------------------------------------------------------------
 
-/// A throwaway PostgreSQL cluster under the temp dir, on a free loopback port, trust auth. Stopped
-/// and removed on drop, also when the test panics. As root the cluster belongs to the `postgres` OS
-/// user (initdb refuses root).
+/// A throwaway PostgreSQL cluster under the temp dir, on a free loopback port below the ephemeral
+/// range ([`free_port`]), trust auth. Stopped and removed on drop, also when the test panics. As
+/// root the cluster belongs to the `postgres` OS user (initdb refuses root).
 pub struct PrivateCluster {
     dir: PathBuf,
     port: u16,
@@ -836,7 +836,17 @@ fn run(command: &mut Command) {
     );
 }
 
-/// A loopback port nobody listens on right now.
+/// A loopback port nobody listens on right now, below the kernel's ephemeral range (32768-60999 on
+/// Linux by default): a port inside it can be taken by any outgoing connection, even one of a
+/// client connecting to this very port while the cluster is stopped (a TCP self-connect), and the
+/// cluster could then not start again. Picked at random in 20000-31999 and checked by binding it.
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    for _ in 0..1000 {
+        let random = u16::from_le_bytes(Uuid::new_v4().as_bytes()[..2].try_into().unwrap());
+        let port = 20_000 + random % 12_000;
+        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
+    panic!("no free loopback port in 20000-31999")
 }
