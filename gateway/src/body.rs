@@ -7,6 +7,7 @@
 //! cannot be JSON: it reaches the database as NULL, which answers 422 `invalid_json` after the
 //! credential check, like every other body fault.
 
+use std::future::Future;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -62,13 +63,19 @@ fn is_json(value: &str) -> bool {
 /// as `invalid_json`, after authentication, in the order of checks).
 ///
 /// The whole body must arrive within `deadline`; a client that stalls, or goes away mid-body, is a
-/// client abort ([`ApiError::client_abort`]): it gets no answer and nothing is written.
-pub async fn read<B>(body: B, deadline: Duration) -> Result<Option<String>, ApiError>
+/// client abort ([`ApiError::client_abort`]): it gets no answer and nothing is written. So is a body
+/// still arriving when `draining` completes (shutdown began): a half-sent request never holds a
+/// shutdown up, and its client, told nothing, retries elsewhere.
+pub async fn read<B>(body: B, deadline: Duration, draining: impl Future<Output = ()>) -> Result<Option<String>, ApiError>
 where
     B: http_body::Body<Data = Bytes>,
     B::Error: std::error::Error + Send + Sync + 'static,
 {
-    let bytes = match tokio::time::timeout(deadline, Limited::new(body, MAX_BODY_BYTES).collect()).await {
+    let collected = tokio::select! {
+        collected = tokio::time::timeout(deadline, Limited::new(body, MAX_BODY_BYTES).collect()) => collected,
+        () = draining => return Err(ApiError::client_abort("shutdown began before the body arrived")),
+    };
+    let bytes = match collected {
         Ok(Ok(collected)) => collected.to_bytes(),
         Ok(Err(error)) if error.downcast_ref::<http_body_util::LengthLimitError>().is_some() => return Err(too_large()),
         Ok(Err(_)) => return Err(ApiError::client_abort("the body ended before its end")),
@@ -121,16 +128,39 @@ mod tests {
     async fn a_body_over_64_kib_is_413_and_one_at_the_limit_is_read() {
         let at_limit = http_body_util::Full::new(Bytes::from(vec![b' '; MAX_BODY_BYTES]));
         let deadline = Duration::from_secs(1);
-        assert_eq!(read(at_limit, deadline).await.unwrap().map(|text| text.len()), Some(MAX_BODY_BYTES));
+        assert_eq!(read(at_limit, deadline, std::future::pending()).await.unwrap().map(|text| text.len()), Some(MAX_BODY_BYTES));
         let over = http_body_util::Full::new(Bytes::from(vec![b' '; MAX_BODY_BYTES + 1]));
-        assert_eq!(read(over, deadline).await.unwrap_err().code, "payload_too_large");
+        assert_eq!(read(over, deadline, std::future::pending()).await.unwrap_err().code, "payload_too_large");
+    }
+
+    /// A body whose next frame never comes.
+    struct Stalled;
+
+    impl http_body::Body for Stalled {
+        type Data = Bytes;
+        type Error = std::convert::Infallible;
+
+        fn poll_frame(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<Option<Result<http_body::Frame<Bytes>, Self::Error>>> {
+            std::task::Poll::Pending
+        }
+    }
+
+    #[tokio::test]
+    async fn a_body_still_arriving_when_shutdown_begins_is_given_up_at_once() {
+        let started = std::time::Instant::now();
+        let error = read(Stalled, Duration::from_secs(60), std::future::ready(())).await.unwrap_err();
+        assert!(error.is_client_abort());
+        assert!(started.elapsed() < Duration::from_secs(5), "given up at once, not at the body deadline");
     }
 
     #[tokio::test]
     async fn a_body_that_is_not_utf8_is_no_text() {
         let latin1 = http_body_util::Full::new(Bytes::from_static(b"{\"name\":\"caf\xe9\"}"));
-        assert_eq!(read(latin1, Duration::from_secs(1)).await.unwrap(), None);
+        assert_eq!(read(latin1, Duration::from_secs(1), std::future::pending()).await.unwrap(), None);
         let nul = http_body_util::Full::new(Bytes::from_static(b"{\"name\":\"a\x00b\"}"));
-        assert_eq!(read(nul, Duration::from_secs(1)).await.unwrap(), None);
+        assert_eq!(read(nul, Duration::from_secs(1), std::future::pending()).await.unwrap(), None);
     }
 }

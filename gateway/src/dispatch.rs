@@ -31,6 +31,7 @@ use crate::response::{self, Body, REQUEST_ID};
 use crate::routes::{self, Bucket, Matched};
 use crate::source::{source_address, FORWARDED_CLIENT};
 use crate::telemetry::{LogSink, RequestLine, WriteLine};
+use tokio::sync::watch;
 
 pub struct AppState {
     pub config: Config,
@@ -40,6 +41,8 @@ pub struct AppState {
     pub limiter: Option<RateLimiter>,
     /// The OpenAPI document, made once, and where it is served.
     openapi: (String, Bytes),
+    /// Turns true when shutdown begins: a request whose body is still arriving is given up.
+    draining: watch::Sender<bool>,
 }
 
 impl AppState {
@@ -47,7 +50,20 @@ impl AppState {
         let limiter = config.rate_limits.clone().map(RateLimiter::new);
         let document = openapi::document(&config.base_path).to_string();
         let openapi = (openapi::path(&config.base_path), Bytes::from(document));
-        AppState { config, db, log, limiter, openapi }
+        AppState { config, db, log, limiter, openapi, draining: watch::Sender::new(false) }
+    }
+
+    /// Shutdown has begun: requests not yet fully received are given up (see [`Self::draining`]).
+    pub fn begin_draining(&self) {
+        self.draining.send_replace(true);
+    }
+
+    /// Completes once shutdown has begun (at once if it already has).
+    pub fn draining(&self) -> impl Future<Output = ()> + Send + 'static {
+        let mut receiver = self.draining.subscribe();
+        async move {
+            let _ = receiver.wait_for(|draining| *draining).await;
+        }
     }
 }
 
@@ -191,7 +207,7 @@ where
     let writes = operation.body.is_some();
     let text = if writes {
         body::check_length(&parts.headers)?;
-        let text = body::read(body, state.config.body_timeout).await?;
+        let text = body::read(body, state.config.body_timeout, state.draining()).await?;
         *body_read = true;
         body::check_content_type(&parts.headers)?;
         text

@@ -2,9 +2,13 @@
 //! future, so tests run it on 127.0.0.1:0 and stop it at will; `run` is the `serve` command.
 //!
 //! Shutdown: stop accepting, let requests in flight finish (at most `SHUTDOWN_GRACE_SECONDS`),
-//! then close the pool.
+//! then close the pool. A request not yet fully received is not in flight: a connection that has
+//! sent only part of its first request head is closed at once (hyper's graceful shutdown closes
+//! idle keep-alive connections itself, but waits for a first head to complete), and a body still
+//! arriving is given up (`body::read`). Neither holds shutdown up until its timeout.
 
 use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -85,10 +89,17 @@ pub async fn serve(listener: TcpListener, state: Arc<AppState>, shutdown: impl F
             () = &mut shutdown => break,
         };
         let header_timeout = state.config.header_timeout;
-        let state = state.clone();
-        let service = service_fn(move |request| {
+        let draining = state.draining();
+        // Whether a request of this connection has ever reached the service (its head complete).
+        let has_had_a_request = Arc::new(AtomicBool::new(false));
+        let service = service_fn({
             let state = state.clone();
-            async move { dispatch::answer_or_drop(dispatch::handle_guarded(state, request, peer.ip()).await) }
+            let has_had_a_request = has_had_a_request.clone();
+            move |request| {
+                has_had_a_request.store(true, Ordering::Relaxed);
+                let state = state.clone();
+                async move { dispatch::answer_or_drop(dispatch::handle_guarded(state, request, peer.ip()).await) }
+            }
         });
         let connection = http1::Builder::new()
             .timer(TokioTimer::new())
@@ -96,10 +107,22 @@ pub async fn serve(listener: TcpListener, state: Arc<AppState>, shutdown: impl F
             .serve_connection(TokioIo::new(stream), service);
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
-            let _ = connection.await;
+            let mut connection = std::pin::pin!(connection);
+            tokio::select! {
+                _ = &mut connection => {}
+                () = draining => {
+                    // The service runs only while this task polls the connection, so no request can
+                    // start between this check and the drop: nothing is owed to a connection whose
+                    // first head never completed. Any other is left to hyper's graceful shutdown.
+                    if has_had_a_request.load(Ordering::Relaxed) {
+                        let _ = connection.await;
+                    }
+                }
+            }
             drop(slot);
         });
     }
+    state.begin_draining();
     drop(listener);
     tokio::select! {
         () = graceful.shutdown() => {}

@@ -1,9 +1,6 @@
 //! Graceful shutdown: stop accepting, let the requests in flight finish (at most
-//! SHUTDOWN_GRACE_SECONDS), then stop. Idle connections do not hold shutdown up.
-//!
-//! Not asserted here: a client that has sent only part of a request head holds shutdown until
-//! hyper's header read timeout (10 s, `server::HEADER_READ_TIMEOUT`) drops it; hyper's graceful
-//! shutdown does not close a connection that is mid-head. Bounded, but slower than it need be.
+//! SHUTDOWN_GRACE_SECONDS), then stop. Idle connections, and clients that have sent only part of a
+//! request head or body, do not hold shutdown up.
 //!
 //! A request is held in flight deterministically: a fresh credential's first use writes its
 //! last_used_at, so a test session holding that row's lock keeps GET /ping waiting inside the
@@ -140,6 +137,48 @@ async fn shutdown_does_not_wait_for_a_client_that_connected_and_sent_nothing() {
     app.stopped(Duration::from_secs(3)).await;
     assert!(started.elapsed() < Duration::from_secs(2), "shutdown took {:?}", started.elapsed());
     assert_closed_by_server(&mut stream, Duration::from_secs(1)).await;
+}
+
+#[tokio::test]
+async fn half_sent_heads_and_bodies_are_dropped_at_once_while_a_request_in_flight_finishes() {
+    // Deadlines far beyond the test's limits: only shutdown itself may end the half-sent requests.
+    let mut app = TestApp::spawn_with(|settings| {
+        settings.set("HEADER_TIMEOUT_MS", 60_000);
+        settings.set("BODY_TIMEOUT_MS", 60_000);
+    })
+    .await;
+    let (_operator, credential) = app.operator_with_credential().await;
+    let mut half_head = TcpStream::connect(app.addr).await.unwrap();
+    half_head.write_all(b"GET /v1/ping HTTP/1.1
+Host: te").await.unwrap();
+    let mut half_body = TcpStream::connect(app.addr).await.unwrap();
+    let head = format!(
+        "PUT /v1/lots/half-sent HTTP/1.1\r\nHost: test\r\nAuthorization: {}\r\n\
+         Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"name\":",
+        credential.bearer()
+    );
+    half_body.write_all(head.as_bytes()).await.unwrap();
+    let (locker, locker_pid) = lock_credentials(&app).await;
+    let http = app.http();
+    let bearer = credential.bearer();
+    let in_flight = tokio::spawn(async move { http.ping(Some(&bearer)).await });
+    common::wait_for_session_blocked_by(&app.database_url, locker_pid).await;
+
+    app.begin_shutdown();
+    assert_closed_by_server(&mut half_head, Duration::from_secs(2)).await;
+    assert_closed_by_server(&mut half_body, Duration::from_secs(2)).await;
+    assert!(!in_flight.is_finished(), "the request in flight was cut off");
+    assert!(!app.is_stopped(), "serve returned with a request in flight");
+
+    locker.batch_execute("COMMIT").await.unwrap();
+    let response = in_flight.await.expect("the request task");
+    assert_eq!(response.status, 200, "{:?}", response.text());
+    app.stopped(Duration::from_secs(3)).await;
+    let aborted = app.logs().into_iter().find(|line| line["route"] == "/lots/{external_id}");
+    let aborted = aborted.expect("a log line for the PUT given up");
+    assert_eq!((aborted["status"].as_u64(), aborted["cause"].as_str()), (Some(499), Some("shutdown began before the body arrived")));
+    let lot = app.superuser().await.query_opt("SELECT 1 FROM app.lots WHERE external_id = 'half-sent'", &[]).await.unwrap();
+    assert!(lot.is_none(), "nothing of the half-sent PUT was written");
 }
 
 #[tokio::test]
