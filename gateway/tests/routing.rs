@@ -260,33 +260,110 @@ async fn an_unknown_parameter_name_is_echoed_only_when_short_and_free_of_control
     app.get("/v1/ping?odd=1", &[]).await.assert_error(422, "invalid_query", Some("odd"));
 }
 
-/// Sends one raw HTTP/1.1 request on a new connection; answers the response head and whether the
-/// server then closed the connection.
-async fn raw_exchange(app: &TestApp, request: &str) -> (String, bool) {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+/// Sends `request` on a new raw connection, then `GET /v1/ping` on the same connection, as a
+/// keep-alive client would: answers the first answer's head (lower-cased), and the second answer's
+/// status line or None when the server had closed the connection after the first.
+async fn request_then_ping_on_one_connection(app: &TestApp, request: &[u8]) -> (String, Option<String>) {
+    use tokio::io::AsyncWriteExt;
     let mut stream = tokio::net::TcpStream::connect(app.addr).await.unwrap();
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut received = Vec::new();
-    let closed = tokio::time::timeout(std::time::Duration::from_secs(3), stream.read_to_end(&mut received)).await.is_ok();
-    let text = String::from_utf8_lossy(&received).to_string();
-    (text.split("\r\n\r\n").next().unwrap_or("").to_lowercase(), closed)
+    stream.write_all(request).await.unwrap();
+    let first = common::read_raw_answer(&mut stream).await.expect("an answer to the first request");
+    let head = first.split("\r\n\r\n").next().unwrap_or("").to_lowercase();
+    // Writing to a connection the server closed may fail (reset) or seem to succeed.
+    let second = match stream.write_all(b"GET /v1/ping HTTP/1.1\r\nhost: x\r\n\r\n").await {
+        Ok(()) => common::read_raw_answer(&mut stream).await,
+        Err(_) => None,
+    };
+    (head, second.map(|text| text.lines().next().unwrap_or("").to_string()))
 }
 
+/// A request with a body of `length` bytes announced by Content-Length.
+fn with_body(method: &str, path: &str, extra_headers: &str, length: usize) -> Vec<u8> {
+    let mut request = format!("{method} {path} HTTP/1.1\r\nhost: x\r\ncontent-length: {length}\r\n{extra_headers}\r\n")
+        .into_bytes();
+    request.resize(request.len() + length, b' ');
+    request
+}
+
+/// Keep-alive a client can trust: every answer given without reading the request's body says
+/// `Connection: close` and closes (a client that reused the connection would otherwise find it
+/// closed under its next request); every answer given after reading it keeps the connection, and the
+/// next request on it is answered.
 #[tokio::test]
-async fn an_answer_that_leaves_the_body_unread_says_connection_close_and_closes() {
+async fn an_answer_that_leaves_the_body_unread_says_connection_close_and_one_that_read_it_keeps_the_connection() {
     let app = TestApp::spawn().await;
-    let cases = [
-        ("PUT /v1/nowhere HTTP/1.1\r\nhost: x\r\ncontent-length: 5\r\n\r\nhello", "404"),
-        ("POST /v1/ping HTTP/1.1\r\nhost: x\r\ncontent-length: 5\r\n\r\nhello", "405"),
-        ("PUT /v1/lots/x HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 70000\r\n\r\n{", "413"),
+    let (_operator, credential) = app.operator_with_credential().await;
+    let bearer = format!("authorization: {}\r\n", credential.bearer());
+    let json = "content-type: application/json\r\n";
+    let json_with_bearer = format!("{json}{bearer}");
+    let mut chunked_over_the_limit =
+        format!("PUT /v1/lots/x HTTP/1.1\r\nhost: x\r\n{json}transfer-encoding: chunked\r\n\r\n").into_bytes();
+    for _ in 0..3 {
+        chunked_over_the_limit.extend_from_slice(format!("{:x}\r\n{}\r\n", 30_000, " ".repeat(30_000)).as_bytes());
+    }
+    let unread: Vec<(&str, Vec<u8>)> = vec![
+        ("404", with_body("PUT", "/v1/nowhere", json, 5)),
+        ("405", with_body("POST", "/v1/ping", json, 5)),
+        ("204", with_body("OPTIONS", "/v1/lots/x", json, 5)),
+        ("413", with_body("PUT", "/v1/lots/x", &json_with_bearer, 70_000)),
+        // Found over the limit while reading: the rest stays unread.
+        ("413", chunked_over_the_limit),
+        // A GET whose route takes no body: it is never read.
+        ("200", with_body("GET", "/v1/ping", &bearer, 5)),
+        ("401", with_body("GET", "/v1/lots", json, 5)),
     ];
-    for (request, status) in cases {
-        let (head, closed) = raw_exchange(&app, request).await;
+    for (status, request) in unread {
+        let (head, second) = request_then_ping_on_one_connection(&app, &request).await;
         assert!(head.starts_with(&format!("http/1.1 {status}")), "{head}");
         assert!(head.contains("connection: close"), "{status} says Connection: close: {head}");
-        assert!(closed, "{status}: the server closed the connection");
+        assert_eq!(second, None, "{status}: the server closed the connection after answering");
     }
-    // A request whose body was read keeps its connection open (no Connection: close).
-    let (head, _) = raw_exchange(&app, "GET /v1/ping HTTP/1.1\r\nhost: x\r\n\r\n").await;
+
+    let read: Vec<(&str, Vec<u8>)> = vec![
+        ("415", with_body("PUT", "/v1/lots/x", &bearer, 5)),
+        ("422", with_body("PUT", "/v1/lots/x?nope=1", &json_with_bearer, 5)),
+        ("401", with_body("PUT", "/v1/lots/x", json, 5)),
+    ];
+    for (status, request) in read {
+        let (head, second) = request_then_ping_on_one_connection(&app, &request).await;
+        assert!(head.starts_with(&format!("http/1.1 {status}")), "{head}");
+        assert!(!head.contains("connection: close"), "{status} keeps the connection: {head}");
+        assert_eq!(second.as_deref(), Some("HTTP/1.1 401 Unauthorized"), "{status}: the next request on the connection is answered");
+    }
+    let body = r#"{"name":"Kept","timezone":"Europe/Paris","handover":"self","online_bookable":false}"#;
+    let mut put = format!("PUT /v1/lots/kept HTTP/1.1\r\nhost: x\r\n{json_with_bearer}content-length: {}\r\n\r\n", body.len())
+        .into_bytes();
+    put.extend_from_slice(body.as_bytes());
+    let (head, second) = request_then_ping_on_one_connection(&app, &put).await;
+    assert!(head.starts_with("http/1.1 201") && !head.contains("connection: close"), "{head}");
+    assert_eq!(second.as_deref(), Some("HTTP/1.1 401 Unauthorized"), "after a write the connection is kept");
+}
+
+/// The rate-limit refusals come before the body is read (DESIGN §5): they close too.
+#[tokio::test]
+async fn a_rate_limit_refusal_before_the_body_says_connection_close() {
+    let app = TestApp::spawn_with(|settings| {
+        settings.set("RATE_LIMITS", "on");
+        settings.set("RATE_LIMIT_FAILED_AUTH", "1/3600s");
+    })
+    .await;
+    let json = "content-type: application/json\r\n";
+    let wrong = "authorization: Bearer pk_api_00000000000000000000000000000000.nope\r\n";
+    // The source's one failed-authentication token is spent; the next PUT is refused before its body.
+    let (head, _) = request_then_ping_on_one_connection(&app, &with_body("PUT", "/v1/lots/x", &format!("{json}{wrong}"), 5)).await;
     assert!(head.starts_with("http/1.1 401") && !head.contains("connection: close"), "{head}");
+    let (head, second) = request_then_ping_on_one_connection(&app, &with_body("PUT", "/v1/lots/x", json, 5)).await;
+    assert!(head.starts_with("http/1.1 429") && head.contains("connection: close"), "{head}");
+    assert_eq!(second, None);
+
+    let app = TestApp::spawn_with(|settings| {
+        settings.set("RATE_LIMITS", "on");
+        settings.set("RATE_LIMIT_ALL_REQUESTS", "1/3600s");
+    })
+    .await;
+    let (head, _) = request_then_ping_on_one_connection(&app, b"GET /v1/nope HTTP/1.1\r\nhost: x\r\n\r\n").await;
+    assert!(head.starts_with("http/1.1 404"), "{head}");
+    let (head, second) = request_then_ping_on_one_connection(&app, &with_body("PUT", "/v1/lots/x", json, 5)).await;
+    assert!(head.starts_with("http/1.1 429") && head.contains("connection: close"), "{head}");
+    assert_eq!(second, None);
 }

@@ -41,34 +41,6 @@ async fn lock_credentials(app: &TestApp) -> (tokio_postgres::Client, i32) {
     (locker, pid)
 }
 
-/// Reads one HTTP/1.1 answer with a Content-Length body off `stream`.
-async fn read_answer(stream: &mut TcpStream) -> String {
-    let mut received = Vec::new();
-    let mut buffer = [0u8; 4096];
-    loop {
-        let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buffer))
-            .await
-            .expect("an answer within 5 s")
-            .expect("reading the answer");
-        assert!(n > 0, "the connection closed before the answer was complete");
-        received.extend_from_slice(&buffer[..n]);
-        let text = String::from_utf8_lossy(&received).into_owned();
-        if let Some(head_end) = text.find("\r\n\r\n") {
-            let length: usize = text[..head_end]
-                .lines()
-                .find_map(|line| {
-                    line.to_ascii_lowercase()
-                        .strip_prefix("content-length:")
-                        .map(|v| v.trim().parse().unwrap())
-                })
-                .unwrap_or(0);
-            if received.len() >= head_end + 4 + length {
-                return text;
-            }
-        }
-    }
-}
-
 /// Asserts the server closes `stream` (EOF or reset) within `limit`.
 async fn assert_closed_by_server(stream: &mut TcpStream, limit: Duration) {
     let mut buffer = [0u8; 64];
@@ -114,7 +86,7 @@ async fn shutdown_does_not_wait_for_an_idle_keep_alive_connection() {
     let mut app = TestApp::spawn().await;
     let mut stream = TcpStream::connect(app.addr).await.unwrap();
     stream.write_all(b"GET /v1/nope HTTP/1.1\r\nHost: test\r\n\r\n").await.unwrap();
-    let answer = read_answer(&mut stream).await;
+    let answer = common::read_raw_answer(&mut stream).await.expect("an answer");
     assert!(answer.starts_with("HTTP/1.1 404 "), "{answer}");
     assert!(!answer.to_ascii_lowercase().contains("connection: close"), "kept alive: {answer}");
 

@@ -607,6 +607,35 @@ impl Http {
     }
 }
 
+/// Reads one HTTP/1.1 answer with a Content-Length body (none: empty) off a raw connection, within
+/// 5 s: its text, or None when the server closed the connection (or reset it) before answering.
+pub async fn read_raw_answer(stream: &mut tokio::net::TcpStream) -> Option<String> {
+    use tokio::io::AsyncReadExt as _;
+    let mut received = Vec::new();
+    let mut buffer = [0u8; 4096];
+    loop {
+        let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buffer))
+            .await
+            .expect("an answer or a close within 5 s")
+            .unwrap_or(0);
+        if n == 0 {
+            assert!(received.is_empty(), "the connection closed mid-answer: {:?}", String::from_utf8_lossy(&received));
+            return None;
+        }
+        received.extend_from_slice(&buffer[..n]);
+        let text = String::from_utf8_lossy(&received).into_owned();
+        if let Some(head_end) = text.find("\r\n\r\n") {
+            let length: usize = text[..head_end]
+                .lines()
+                .find_map(|line| line.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse().unwrap()))
+                .unwrap_or(0);
+            if received.len() >= head_end + 4 + length {
+                return Some(text);
+            }
+        }
+    }
+}
+
 /// A header map from pairs; a name given twice is sent twice.
 pub fn header_map(pairs: &[(&str, &str)]) -> HeaderMap {
     let mut headers = HeaderMap::new();
