@@ -298,3 +298,72 @@ async fn while_the_database_cannot_be_reached_connection_attempts_stay_at_a_few_
     assert!(later <= 8, "{later} connection attempts in 1.5 s under {answered} requests");
     server.abort();
 }
+
+/// The outage as an operator of the service meets it: 16 clients keep pinging while the database is
+/// stopped and started again. Every answer is a 200 or a prompt 503 `try_again` (never a 500, never
+/// a hang), and within two seconds of the database accepting connections again the gateway serves
+/// every request, without a restart.
+#[tokio::test]
+async fn under_load_a_stopped_and_restarted_database_costs_prompt_503s_and_service_returns_within_two_seconds() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+
+    let cluster = PrivateCluster::create().await;
+    cluster.start().await;
+    gateway::migrate::run(&cluster.url()).await.expect("migrate the private cluster");
+    let app = TestApp::spawn_on(&cluster.url(), |settings| {
+        settings.set("DATABASE_TIMEOUT_MS", DATABASE_TIMEOUT_MS).set("DATABASE_POOL_SIZE", 16);
+    })
+    .await;
+    let (_operator, credential) = app.operator_with_credential().await;
+
+    let done = Arc::new(AtomicBool::new(false));
+    let mut clients = Vec::new();
+    for _ in 0..16 {
+        let (http, bearer, done) = (app.http(), credential.bearer(), done.clone());
+        clients.push(tokio::spawn(async move {
+            // (when it was asked, how long it took, the status)
+            let mut answers = Vec::new();
+            while !done.load(Ordering::SeqCst) {
+                let asked = Instant::now();
+                let response = http.ping(Some(&bearer)).await;
+                if response.status != 200 {
+                    assert_try_again(&response);
+                }
+                answers.push((asked, asked.elapsed(), response.status.as_u16()));
+            }
+            answers
+        }));
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    cluster.stop().await;
+    let stopped = Instant::now();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let restarting = Instant::now();
+    cluster.start().await;
+    let back = Instant::now();
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    done.store(true, Ordering::SeqCst);
+    let mut answers = Vec::new();
+    for client in clients {
+        answers.extend(client.await.expect("a client panicked"));
+    }
+
+    let slowest = answers.iter().map(|(_, took, _)| *took).max().unwrap();
+    assert!(slowest < Duration::from_millis(DATABASE_TIMEOUT_MS + 500), "an answer took {slowest:?}");
+    let during: Vec<u16> = answers
+        .iter()
+        .filter(|(asked, _, _)| *asked > stopped + Duration::from_millis(100) && *asked < restarting)
+        .map(|a| a.2)
+        .collect();
+    let served_during = during.iter().filter(|&&status| status != 503).count();
+    assert!(during.len() > 100, "the load was real: {} requests during the outage", during.len());
+    assert_eq!(served_during, 0, "{served_during} of {} requests during the outage did not answer 503", during.len());
+    let first_served = answers.iter().filter(|(asked, _, status)| *asked >= back && *status == 200).map(|a| a.0).min();
+    let first_served = first_served.expect("served again after the database came back");
+    assert!(first_served - back < Duration::from_secs(2), "served again {:?} after the database came back", first_served - back);
+    let late_refusals = answers.iter().filter(|(asked, _, status)| *asked > back + Duration::from_secs(3) && *status != 200).count();
+    assert_eq!(late_refusals, 0, "every request is served once the gateway has noticed the database is back");
+    assert!(app.logs().iter().all(|line| line["status"] != 500), "never a 500");
+    app.shutdown().await;
+}
