@@ -56,6 +56,25 @@ async fn a_body_that_stalls_past_its_deadline_is_dropped_without_an_answer() {
     assert!(started.elapsed() < Duration::from_secs(2), "closed after {:?}", started.elapsed());
 }
 
+/// The idle keep-alive timeout is the header timeout: the clock of the next request's head starts as
+/// soon as the connection waits for it.
+#[tokio::test]
+async fn an_idle_keep_alive_connection_is_closed_after_the_header_timeout() {
+    let app = TestApp::spawn_with(|settings| {
+        settings.set("HEADER_TIMEOUT_MS", 300);
+    })
+    .await;
+    let mut stream = TcpStream::connect(app.addr).await.unwrap();
+    stream.write_all(b"GET /v1/nope HTTP/1.1\r\nhost: x\r\n\r\n").await.unwrap();
+    let answer = common::read_raw_answer(&mut stream).await.expect("an answer");
+    assert!(answer.starts_with("HTTP/1.1 404 ") && !answer.to_ascii_lowercase().contains("connection: close"), "{answer}");
+    let started = Instant::now();
+    let received = until_closed(&mut stream, Duration::from_secs(5)).await.expect("the server closes the idle connection");
+    assert!(received.is_empty(), "nothing more is sent");
+    let idle = started.elapsed();
+    assert!(idle >= Duration::from_millis(200) && idle < Duration::from_secs(2), "closed after {idle:?} idle");
+}
+
 #[tokio::test]
 async fn three_hundred_stalled_connections_slow_no_one_down_and_are_gone_after_their_deadlines() {
     let app = TestApp::spawn_with(|settings| {
