@@ -1,8 +1,10 @@
 //! Which addresses a hint may be sent to: public unicast only.
 //!
 //! An address is refused when it lies in any entry of IANA's IPv4 or IPv6 Special-Purpose Address
-//! Registry (`iana-ipv4-special-registry`, `iana-ipv6-special-registry`; the IPv6 one as updated on
-//! 2024-10-22), whatever the entry's "globally reachable" flag, or in the multicast ranges. IPv6
+//! Registry (`iana-ipv4-special-registry` as revised on 2020-09-04, `iana-ipv6-special-registry` as
+//! updated on 2024-10-22), whatever the entry's "globally reachable" flag, or in the multicast
+//! ranges. (Hand-written rather than taken from a crate: the maintained IP crates either follow
+//! Rust's unstable `is_global`, or predate entries such as 3fff::/20 of 2024.) IPv6
 //! outside 2000::/3 (the only range IANA allocates unicast from) is refused whole, which also covers
 //! the unspecified, loopback, unique-local, link-local, site-local and multicast ranges and anything
 //! reserved later. The IPv4-mapped (::ffff:0:0/96) and NAT64 (64:ff9b::/96) forms are judged by the
@@ -160,6 +162,29 @@ mod tests {
     }
 
     #[test]
+    fn every_ipv6_special_block_is_refused_at_both_edges_and_its_neighbours_are_public() {
+        // (first, last, the address just below, the address just above)
+        let blocks = [
+            ("2001::", "2001:1ff:ffff:ffff:ffff:ffff:ffff:ffff", "2000:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "2001:200::"),
+            ("2001:db8::", "2001:db8:ffff:ffff:ffff:ffff:ffff:ffff", "2001:db7:ffff:ffff:ffff:ffff:ffff:ffff", "2001:db9::"),
+            ("2002::", "2002:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "2001:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "2003::"),
+            ("2620:4f:8000::", "2620:4f:8000:ffff:ffff:ffff:ffff:ffff", "2620:4f:7fff:ffff:ffff:ffff:ffff:ffff", "2620:4f:8001::"),
+            ("3fff::", "3fff:fff:ffff:ffff:ffff:ffff:ffff:ffff", "3ffe:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "3fff:1000::"),
+        ];
+        for (first, last, below, above) in blocks {
+            assert!(!public(first), "{first} must be refused");
+            assert!(!public(last), "{last} must be refused");
+            assert!(public(below), "{below} is public");
+            assert!(public(above), "{above} is public");
+        }
+        // 2000::/3 itself: its first and last addresses are public, its neighbours are not.
+        assert!(public("2000::"));
+        assert!(public("3fff:ffff:ffff:ffff:ffff:ffff:ffff:ffff"));
+        assert!(!public("1fff:ffff:ffff:ffff:ffff:ffff:ffff:ffff"));
+        assert!(!public("4000::"));
+    }
+
+    #[test]
     fn ipv4_mapped_and_nat64_forms_are_judged_by_the_ipv4_address_they_carry() {
         for refused in ["::ffff:127.0.0.1", "::ffff:10.1.2.3", "::ffff:169.254.169.254", "64:ff9b::10.0.0.1",
                         "64:ff9b::127.0.0.1", "64:ff9b::192.168.1.1", "::ffff:0.0.0.0"] {
@@ -168,8 +193,12 @@ mod tests {
         for allowed in ["::ffff:8.8.8.8", "64:ff9b::8.8.8.8"] {
             assert!(public(allowed), "{allowed} is public");
         }
-        // The deprecated IPv4-compatible form is outside 2000::/3 and refused whatever it carries.
-        assert!(!public("::8.8.8.8"));
+        // The deprecated IPv4-compatible form is outside 2000::/3 and refused whatever it carries, and
+        // so are the neighbours of the two carrying prefixes, and local-use NAT64 (RFC 8215).
+        for refused in ["::8.8.8.8", "::fffe:808:808", "::1:0:808:808", "64:ff9a:ffff:ffff:ffff:ffff:808:808",
+                        "64:ff9b:0:0:0:1:808:808", "64:ff9b:1::808:808"] {
+            assert!(!public(refused), "{refused} must be refused");
+        }
     }
 
     #[test]
