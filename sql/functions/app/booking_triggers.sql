@@ -35,27 +35,39 @@ AS $$
 $$;
 REVOKE ALL ON FUNCTION app.lot_has_taken_booking(app.lots) FROM PUBLIC;
 
--- Bookings are never deleted, and a lot that has ever taken one is never deleted: by anyone.
-CREATE OR REPLACE FUNCTION app.refuse_booking_history_delete()
+-- Bookings are never deleted, and a lot that has ever taken one is never deleted: by anyone. (One
+-- function per table, so that each trigger function has one row type for NEW and OLD.)
+CREATE OR REPLACE FUNCTION app.refuse_booking_delete()
 RETURNS trigger
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF TG_TABLE_NAME = 'bookings' OR TG_OP = 'TRUNCATE' THEN
-        PERFORM app.refuse(409, 'has_bookings');
-    ELSIF app.lot_has_taken_booking(OLD) THEN
+    PERFORM app.refuse(409, 'has_bookings');
+    RETURN OLD;
+END
+$$;
+REVOKE ALL ON FUNCTION app.refuse_booking_delete() FROM PUBLIC;
+CREATE OR REPLACE TRIGGER keep_history BEFORE DELETE ON app.bookings
+    FOR EACH ROW EXECUTE FUNCTION app.refuse_booking_delete();
+CREATE OR REPLACE TRIGGER keep_history_truncate BEFORE TRUNCATE ON app.bookings
+    FOR EACH STATEMENT EXECUTE FUNCTION app.refuse_booking_delete();
+
+-- A lot row is deleted only if it never took a booking; TRUNCATE, which cannot ask, is refused.
+CREATE OR REPLACE FUNCTION app.refuse_taken_lot_delete()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF TG_OP = 'TRUNCATE' OR app.lot_has_taken_booking(OLD) THEN
         PERFORM app.refuse(409, 'has_bookings');
     END IF;
     RETURN OLD;
 END
 $$;
-REVOKE ALL ON FUNCTION app.refuse_booking_history_delete() FROM PUBLIC;
-CREATE OR REPLACE TRIGGER keep_history BEFORE DELETE ON app.bookings
-    FOR EACH ROW EXECUTE FUNCTION app.refuse_booking_history_delete();
-CREATE OR REPLACE TRIGGER keep_history_truncate BEFORE TRUNCATE ON app.bookings
-    FOR EACH STATEMENT EXECUTE FUNCTION app.refuse_booking_history_delete();
+REVOKE ALL ON FUNCTION app.refuse_taken_lot_delete() FROM PUBLIC;
 CREATE OR REPLACE TRIGGER keep_history BEFORE DELETE ON app.lots
-    FOR EACH ROW EXECUTE FUNCTION app.refuse_booking_history_delete();
+    FOR EACH ROW EXECUTE FUNCTION app.refuse_taken_lot_delete();
 CREATE OR REPLACE TRIGGER keep_history_truncate BEFORE TRUNCATE ON app.lots
-    FOR EACH STATEMENT EXECUTE FUNCTION app.refuse_booking_history_delete();
+    FOR EACH STATEMENT EXECUTE FUNCTION app.refuse_taken_lot_delete();
