@@ -1,7 +1,7 @@
 -- Triggers that keep the booking rules whatever writes the rows.
 
 -- Every insert and every update of a booking is stamped, so the bookings feed sees the change. The
--- writer lock comes first, then the clock: see app/bookings_feed.sql for why this order means no
+-- writer lock comes first, then the clock: see app/bookings/bookings_feed.sql for why this order means no
 -- booking is ever skipped.
 CREATE OR REPLACE FUNCTION app.booking_stamp_change()
 RETURNS trigger
