@@ -179,8 +179,8 @@ mod tests {
 
     #[test]
     fn dry_run_accepts_only_the_literal_true() {
-        assert_eq!(parse(None, &["dry_run"]).unwrap().dry_run().unwrap(), false);
-        assert_eq!(one("dry_run=true").dry_run().unwrap(), true);
+        assert!(!parse(None, &["dry_run"]).unwrap().dry_run().unwrap());
+        assert!(one("dry_run=true").dry_run().unwrap());
         for refused in ["dry_run=false", "dry_run=1", "dry_run=True", "dry_run=", "dry_run", "dry_run=true%20"] {
             let error = one(refused).dry_run().unwrap_err();
             assert_eq!((error.code.as_ref(), error.field.as_deref()), ("invalid_query", Some("dry_run")), "{refused}");

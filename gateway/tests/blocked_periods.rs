@@ -273,7 +273,7 @@ async fn an_unusable_entry_answers_422_invalid_blocked_periods_naming_it_in_the_
         // not an array, or more than 100 entries
         (json!({ "blocked_periods": "2026-01-01" }), "blocked_periods"),
         (json!({ "blocked_periods": {} }), "blocked_periods"),
-        (json!({ "blocked_periods": (0..101).map(|day| day_period(day)).collect::<Vec<_>>() }), "blocked_periods"),
+        (json!({ "blocked_periods": (0..101).map(day_period).collect::<Vec<_>>() }), "blocked_periods"),
     ];
     for (body, field) in cases {
         let response = put(&app, &credential, &body).await;

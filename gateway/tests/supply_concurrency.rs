@@ -119,7 +119,7 @@ async fn a_closure_put_that_waits_on_another_compares_with_the_list_that_one_com
     // Held: the first list is created. Sent meanwhile: it plus one more; the list is no longer
     // empty when this one writes, so it is an update adding one, not a create of two.
     let (session, pid, status, report) =
-        hold(&app, "api.lot_blocked_periods_put", &holder, &closures(&[first.clone()])).await;
+        hold(&app, "api.lot_blocked_periods_put", &holder, &closures(std::slice::from_ref(&first))).await;
     assert_eq!((status, report["result"].clone()), (201, json!("created")));
     let waiting = put_in_background(&app, &client, "blocked-periods", &closures(&[first.clone(), second.clone()]));
     wait_for_sessions_blocked_by(&app.database_url, pid, 1).await;
@@ -135,8 +135,8 @@ async fn a_closure_put_that_waits_on_another_compares_with_the_list_that_one_com
     );
 
     // Sent meanwhile: exactly the list the held write stores.
-    let (session, pid, _, _) = hold(&app, "api.lot_blocked_periods_put", &holder, &closures(&[second.clone()])).await;
-    let waiting = put_in_background(&app, &client, "blocked-periods", &closures(&[second.clone()]));
+    let (session, pid, _, _) = hold(&app, "api.lot_blocked_periods_put", &holder, &closures(std::slice::from_ref(&second))).await;
+    let waiting = put_in_background(&app, &client, "blocked-periods", &closures(std::slice::from_ref(&second)));
     wait_for_sessions_blocked_by(&app.database_url, pid, 1).await;
     session.batch_execute("COMMIT").await.unwrap();
     let response = waiting.await.unwrap();
