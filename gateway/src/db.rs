@@ -17,10 +17,10 @@ use deadpool_postgres::{
 };
 use tokio::time::{timeout, Instant};
 use tokio_postgres::types::ToSql;
-use tokio_postgres::NoTls;
 
 use crate::backoff::{jitter, Admission, ConnectBackoff};
 use crate::config::Config;
+use crate::db_tls::DatabaseLink;
 use crate::errors::ApiError;
 
 /// The longest the gateway waits for the server to take a cancel request.
@@ -38,16 +38,17 @@ pub struct Database {
     pool: Pool,
     deadline: Duration,
     backoff: Arc<ConnectBackoff>,
+    /// The pool's TLS settings: cancel requests go the same way (never the cancel key in clear
+    /// over a TLS link), and a failed connection attempt is explained with them.
+    link: DatabaseLink,
 }
 
 impl Database {
     /// Builds the pool; no connection is opened until the first request needs one, so the
     /// gateway starts (and answers 503) while the database is down.
     pub fn new(config: &Config) -> Result<Self, String> {
-        let mut pg: tokio_postgres::Config = config
-            .database_url
-            .parse()
-            .map_err(|_| "DATABASE_URL is not a valid PostgreSQL connection string".to_string())?;
+        let link = DatabaseLink::parse(&config.database_url, "DATABASE_URL")?;
+        let mut pg = link.config.clone();
         pg.connect_timeout(config.database_timeout);
         pg.application_name("ingest-gateway");
 
@@ -55,7 +56,7 @@ impl Database {
         let statement_timeout = config.database_timeout.as_millis().to_string();
         let manager = Manager::from_config(
             pg,
-            NoTls,
+            link.tls.clone(),
             ManagerConfig { recycling_method: RecyclingMethod::Fast },
         );
         let pool = Pool::builder(manager)
@@ -73,7 +74,7 @@ impl Database {
             }))
             .build()
             .map_err(|_| "the database pool could not be built".to_string())?;
-        Ok(Database { pool, deadline: config.database_timeout, backoff: Arc::default() })
+        Ok(Database { pool, deadline: config.database_timeout, backoff: Arc::default(), link })
     }
 
     /// Runs `sql`, a statement answering one row `(status integer, body text)`.
@@ -89,6 +90,11 @@ impl Database {
                 client
             }
             Ok(Err(error)) => {
+                if let PoolError::Backend(cause) = &error {
+                    // A connection attempt failed: the request line only says so, this says why
+                    // (a refused certificate, a pg_hba refusal); no secret is in it.
+                    tracing::warn!(reason = %self.link.explain(cause), "cannot connect to the database");
+                }
                 if unreachable(&error) {
                     self.backoff.failed(std::time::Instant::now(), jitter());
                 } else if admission == Admission::Probe {
@@ -113,7 +119,7 @@ impl Database {
                 // later; and never hand this connection to anyone else.
                 let cancel = client.cancel_token();
                 drop(Object::take(client));
-                let _ = timeout(CANCEL_DEADLINE, cancel.cancel_query(NoTls)).await;
+                let _ = timeout(CANCEL_DEADLINE, cancel.cancel_query(self.link.tls.clone())).await;
                 Err(ApiError::database_unavailable("statement timed out"))
             }
         }

@@ -21,6 +21,8 @@
 //! - [`handlers`]: an operation's one database call, by its shape in the route table.
 //! - [`backoff`]: few connection attempts while the database is unreachable.
 //! - [`db`]: the connection pool and the single `call` every handler goes through.
+//! - [`db_tls`]: `sslmode`/`sslrootcert` of a connection string and the TLS connector every
+//!   database connection (pool, cancel requests, webhook worker, migrate) goes through.
 //! - [`openapi`]: the published OpenAPI 3.1 document, made from the route table.
 //! - [`errors`]: the SQLSTATE table: database outcomes to HTTP status and error JSON.
 //! - [`response`]: building answers with the headers every answer carries.
@@ -35,6 +37,7 @@ pub mod body;
 pub mod config;
 pub mod credential;
 pub mod db;
+pub mod db_tls;
 pub mod dispatch;
 pub mod errors;
 pub mod handlers;

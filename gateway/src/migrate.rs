@@ -6,7 +6,7 @@
 //! an advisory lock makes concurrent runs (several instances starting at once) take turns, each
 //! waiting for the one before.
 
-use tokio_postgres::NoTls;
+use crate::db_tls::DatabaseLink;
 
 mod embedded {
     refinery::embed_migrations!("../sql/migrations");
@@ -19,9 +19,9 @@ include!(concat!(env!("OUT_DIR"), "/functions.rs"));
 pub const MIGRATION_LOCK: i64 = 0x696e_6765_7374_6d67;
 
 pub async fn run(database_url: &str) -> Result<(), String> {
-    let (mut client, connection) = tokio_postgres::connect(database_url, NoTls)
-        .await
-        .map_err(|e| format!("cannot connect to the database: {e}"))?;
+    let link = DatabaseLink::parse(database_url, "DATABASE_URL")?;
+    let (mut client, connection) =
+        link.connect().await.map_err(|reason| format!("cannot connect to the database: {reason}"))?;
     let connection = tokio::spawn(connection);
 
     client

@@ -17,7 +17,7 @@ use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::CertificateDer;
 use serde_json::json;
 use tokio::sync::Semaphore;
-use tokio_postgres::{Client, NoTls};
+use tokio_postgres::Client;
 use tokio_rustls::TlsConnector;
 
 use super::address::AddressPolicy;
@@ -25,6 +25,7 @@ use super::delivery::{Hint, Outcome, Sender, ATTEMPT_DEADLINE};
 use super::resolve::{Resolve, SystemResolver};
 use crate::config::WebhookSettings;
 use crate::db::prepare_session;
+use crate::db_tls::DatabaseLink;
 use crate::telemetry::LogSink;
 
 /// The worker's statements are short: past this, the server gives up on them.
@@ -65,6 +66,8 @@ impl WorkerWiring {
 
 pub struct Worker {
     settings: WebhookSettings,
+    /// `WEBHOOK_DATABASE_URL` read once, TLS settings included: a bad one stops the start.
+    database: DatabaseLink,
     sender: Sender,
     log: LogSink,
     slots: Arc<Semaphore>,
@@ -72,6 +75,9 @@ pub struct Worker {
 
 impl Worker {
     pub fn new(settings: WebhookSettings, wiring: WorkerWiring, log: LogSink) -> Result<Self, String> {
+        let mut database =
+            DatabaseLink::parse(&settings.database_url, "WEBHOOK_DATABASE_URL (by default DATABASE_URL)")?;
+        database.config.application_name("ingest-webhooks");
         let mut roots = rustls::RootCertStore::empty();
         roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
         for root in wiring.extra_roots {
@@ -90,7 +96,7 @@ impl Worker {
             policy: wiring.policy,
         };
         let slots = Arc::new(Semaphore::new(settings.concurrency));
-        Ok(Worker { settings, sender, log, slots })
+        Ok(Worker { settings, database, sender, log, slots })
     }
 
     /// Sweeps until `shutdown`, then lets the attempts under way finish (each within its deadline).
@@ -118,15 +124,10 @@ impl Worker {
     }
 
     async fn connect(&self) -> Option<Client> {
-        let Ok(mut config) = self.settings.database_url.parse::<tokio_postgres::Config>() else {
-            tracing::warn!("webhook worker: WEBHOOK_DATABASE_URL is not a valid connection string");
-            return None;
-        };
-        config.application_name("ingest-webhooks");
-        let (client, connection) = match config.connect(NoTls).await {
+        let (client, connection) = match self.database.connect().await {
             Ok(pair) => pair,
-            Err(_) => {
-                tracing::warn!("webhook worker: cannot connect to the database");
+            Err(reason) => {
+                tracing::warn!(reason, "webhook worker: cannot connect to the database");
                 return None;
             }
         };

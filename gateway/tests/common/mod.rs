@@ -18,7 +18,7 @@
 //! - [`webhooks`]: a test certificate authority, a local HTTPS receiver, a fixed resolver and a
 //!   delivery worker wired to them.
 //! - [`PrivateCluster`]: a throwaway PostgreSQL cluster of a test's own, for tests that stop the
-//!   database (binaries from `PG_BIN`).
+//!   database or need TLS (binaries from `PG_BIN`).
 //!
 //! Each test makes its own operator and credentials, so tests of one binary never see each
 //! other's rows, and each has its own gateway, so log lines are per test. (The bookings feed's
@@ -49,11 +49,11 @@ use serde_json::Value;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
-use tokio_postgres::NoTls;
 use uuid::Uuid;
 
 use gateway::config::Config;
 use gateway::db::Database;
+use gateway::db_tls::DatabaseLink;
 use gateway::dispatch::AppState;
 use gateway::server;
 use gateway::telemetry::LogSink;
@@ -171,10 +171,11 @@ pub fn with_database(url: &str, database: &str) -> String {
     }
 }
 
-/// A connection on the current runtime; its driver task dies with the runtime.
+/// A connection on the current runtime; its driver task dies with the runtime. The URL's `sslmode`
+/// and `sslrootcert` count, as for the gateway (`gateway::db_tls`).
 pub async fn connect(url: &str) -> tokio_postgres::Client {
-    let (client, connection) =
-        tokio_postgres::connect(url, NoTls).await.unwrap_or_else(|e| panic!("connecting to {url}: {e}"));
+    let link = DatabaseLink::parse(url, "the test URL").unwrap_or_else(|e| panic!("{e}"));
+    let (client, connection) = link.connect().await.unwrap_or_else(|e| panic!("connecting to {url}: {e}"));
     tokio::spawn(async move {
         let _ = connection.await;
     });
@@ -797,6 +798,23 @@ impl PrivateCluster {
     /// A URL of the cluster's `postgres` database for the login `user` (trust authentication).
     pub fn url_as(&self, user: &str) -> String {
         format!("postgres://{user}@127.0.0.1:{}/postgres", self.port)
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Writes `name` into the data directory (before `start`: a server key or certificate, or a
+    /// pg_hba.conf replacing initdb's), mode 0600 and owned by the cluster's OS user, as the server
+    /// wants its key.
+    pub fn write_data_file(&self, name: &str, contents: &[u8]) {
+        use std::os::unix::fs::PermissionsExt as _;
+        let path = self.dir.join("data").join(name);
+        std::fs::write(&path, contents).unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).expect("chmod 0600");
+        if running_as_root() {
+            run(Command::new("chown").arg("postgres:").arg(&path));
+        }
     }
 
     /// Everything the server has logged so far.
