@@ -36,6 +36,9 @@ pub async fn run(config: Config) -> Result<(), String> {
         true => Some(Worker::new(config.webhooks.clone(), WorkerWiring::production(&config.webhooks)?, LogSink::Stdout)?),
         false => None,
     };
+    if let Some(worker) = &worker {
+        worker.check_role().await?;
+    }
     tracing::info!(listen = %config.listen, base_path = %config.base_path, webhook_worker = worker.is_some(), "serving");
     let (stop, stopped) = watch::channel(());
     let worker = worker.map(|worker| tokio::spawn(worker.run(changed(stopped))));
@@ -55,6 +58,7 @@ pub async fn run(config: Config) -> Result<(), String> {
 /// The `webhooks` command: the webhook worker alone, until SIGTERM or SIGINT.
 pub async fn run_webhook_worker(config: Config) -> Result<(), String> {
     let worker = Worker::new(config.webhooks.clone(), WorkerWiring::production(&config.webhooks)?, LogSink::Stdout)?;
+    worker.check_role().await?;
     tracing::info!("delivering webhook hints");
     worker.run(shutdown_signal()).await;
     tracing::info!("stopped");

@@ -261,3 +261,35 @@ async fn an_answer_within_the_five_seconds_is_delivered() {
     assert_eq!(hints, [hint("delivered", 1, Some(204), None)], "4.5 s is inside the 5-second deadline");
     worker.stop().await;
 }
+
+/// `serve` and `webhooks` check the worker's role before they start: a role that cannot be taken, or
+/// may not call the worker's functions, stops the start with a message; a database that cannot be
+/// reached does not (an outage, not a misconfiguration).
+#[tokio::test]
+async fn a_worker_whose_role_cannot_claim_hints_refuses_to_start_but_an_unreachable_database_does_not() {
+    use std::sync::Arc;
+
+    use common::webhooks::worker_settings;
+    use gateway::telemetry::LogSink;
+    use gateway::webhooks::worker::{Worker, WorkerWiring};
+
+    let database = create_database(true).await;
+    let worker = |url: &str, role: &str| {
+        let mut settings = worker_settings(url);
+        settings.database_role = Some(role.to_string());
+        let wiring = WorkerWiring {
+            resolver: Arc::new(FixedResolver::default()),
+            extra_roots: Vec::new(),
+            port: 443,
+            policy: AddressPolicy::production(),
+        };
+        Worker::new(settings, wiring, LogSink::Memory(Default::default())).unwrap()
+    };
+    assert_eq!(worker(&database, "webhook_worker").check_role().await, Ok(()));
+    let refused = worker(&database, "ingest_gateway").check_role().await.unwrap_err();
+    assert_eq!(refused, "webhook worker: ingest_gateway may not call the webhook.* functions (WEBHOOK_DATABASE_ROLE)");
+    let refused = worker(&database, "no_such_role").check_role().await.unwrap_err();
+    assert!(refused.starts_with("webhook worker: the login of WEBHOOK_DATABASE_URL cannot take the role no_such_role"), "{refused}");
+    let unreachable = format!("postgres://postgres@127.0.0.1:{}/nowhere", common::free_port());
+    assert_eq!(worker(&unreachable, "webhook_worker").check_role().await, Ok(()));
+}

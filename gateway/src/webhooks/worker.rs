@@ -35,6 +35,8 @@ const LEASE_SECONDS: i32 = 60;
 const CLAIM: &str = "SELECT operator_id, hint_id, lease_token, attempt, url, host, secret, body, booking_reference \
                      FROM webhook.claim_due_hints($1, $2, $3)";
 const RECORD: &str = "SELECT webhook.record_attempt($1, $2, $3, $4, $5)";
+const MAY_CLAIM: &str = "SELECT pg_catalog.has_function_privilege('webhook.claim_due_hints(integer, integer, integer)', 'EXECUTE') \
+                         AND pg_catalog.has_function_privilege('webhook.record_attempt(uuid, bigint, uuid, integer, text)', 'EXECUTE')";
 
 /// What a worker is wired to besides its settings: in production the system's resolver, the public
 /// trust anchors (plus `WEBHOOK_EXTRA_ROOTS`), port 443 and `WEBHOOK_PUBLIC_RANGES`. Tests wire a
@@ -121,6 +123,40 @@ impl Worker {
         }
         let everything = u32::try_from(self.settings.concurrency).unwrap_or(u32::MAX);
         let _ = tokio::time::timeout(ATTEMPT_DEADLINE * 2, self.slots.acquire_many(everything)).await;
+    }
+
+    /// At start-up: a worker whose login cannot take its role, or whose role may not call the
+    /// worker's functions, is misconfigured, and the process must not start as if it delivered
+    /// hints (it would only warn at every sweep). A database that cannot be reached is an outage,
+    /// not a misconfiguration: the worker starts and connects when it can.
+    pub async fn check_role(&self) -> Result<(), String> {
+        let (client, connection) = match self.database.connect().await {
+            Ok(pair) => pair,
+            Err(reason) => {
+                tracing::warn!(reason, "webhook worker: cannot check its role now (the database cannot be reached)");
+                return Ok(());
+            }
+        };
+        let connection = tokio::spawn(connection);
+        let role = self.settings.database_role.as_deref();
+        let outcome = match prepare_session(&client, role, STATEMENT_TIMEOUT_MS).await {
+            Err(error) => Err(format!(
+                "the login of WEBHOOK_DATABASE_URL cannot take the role {} (WEBHOOK_DATABASE_ROLE){}",
+                role.unwrap_or("it logs in as"),
+                error.code().map(|code| format!(", SQLSTATE {}", code.code())).unwrap_or_default()
+            )),
+            // Without USAGE on schema webhook the lookup itself is refused: no privilege either.
+            Ok(()) => match client.query_one(MAY_CLAIM, &[]).await.map(|row| row.get::<_, bool>(0)) {
+                Ok(true) => Ok(()),
+                _ => Err(format!(
+                    "{} may not call the webhook.* functions (WEBHOOK_DATABASE_ROLE)",
+                    role.unwrap_or("the login role")
+                )),
+            },
+        };
+        drop(client);
+        let _ = connection.await;
+        outcome.map_err(|problem| format!("webhook worker: {problem}"))
     }
 
     async fn connect(&self) -> Option<Client> {
