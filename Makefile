@@ -2,8 +2,8 @@
 #
 #   make run    local cluster under .pg/ (unless DATABASE_URL is set), migrate, seed a demo
 #               operator, print a working credential and curl line, serve on 127.0.0.1:8080
-#   make test   every test layer: pgTAP (pg_prove, twice for body files: C and en_US locales),
-#               plpgsql_check, cargo tests, the OpenAPI meta-schema check, schemathesis
+#   make test   every test layer: rustfmt and clippy, pgTAP (pg_prove, twice for body files: C and
+#               en_US locales), plpgsql_check, cargo tests, the OpenAPI meta-schema check, schemathesis
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -13,7 +13,7 @@ CLUSTER := sql/dev/cluster.sh
 LISTEN_ADDR ?= 127.0.0.1:8080
 BASE_PATH ?= /v1
 
-.PHONY: help deps db build run test test-sql test-rust test-openapi test-contract fuzz
+.PHONY: help deps db build run test lint test-sql test-rust test-openapi test-contract fuzz
 
 help:
 	@echo "make run    start a local database, seed a demo credential and serve on $(LISTEN_ADDR)"
@@ -22,6 +22,8 @@ help:
 deps:
 	@$(CLUSTER) install
 	@command -v cargo >/dev/null || { echo "cargo is required (https://rustup.rs)"; exit 1; }
+	@cargo fmt --version >/dev/null 2>&1 || rustup component add rustfmt
+	@cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
 
 # The local cluster, unless DATABASE_URL points at a database of your own.
 db: deps
@@ -46,7 +48,12 @@ run: db build
 test: deps
 	@$(CLUSTER) start
 	cargo build --locked --bin ingest
-	$(MAKE) --no-print-directory test-sql test-rust test-openapi test-contract
+	$(MAKE) --no-print-directory lint test-sql test-rust test-openapi test-contract
+
+# The code's layout is rustfmt's (rustfmt.toml), and clippy finds nothing, tests included.
+lint:
+	cargo fmt --check
+	cargo clippy --locked --workspace --all-targets -- -D warnings
 
 test-sql:
 	INGEST_BIN=target/debug/ingest pgtap/run.sh

@@ -66,7 +66,11 @@ fn is_json(value: &str) -> bool {
 /// client abort ([`ApiError::client_abort`]): it gets no answer and nothing is written. So is a body
 /// still arriving when `draining` completes (shutdown began): a half-sent request never holds a
 /// shutdown up, and its client, told nothing, retries elsewhere.
-pub async fn read<B>(body: B, deadline: Duration, draining: impl Future<Output = ()>) -> Result<Option<String>, ApiError>
+pub async fn read<B>(
+    body: B,
+    deadline: Duration,
+    draining: impl Future<Output = ()>,
+) -> Result<Option<String>, ApiError>
 where
     B: http_body::Body<Data = Bytes>,
     B::Error: std::error::Error + Send + Sync + 'static,
@@ -99,16 +103,28 @@ mod tests {
 
     #[test]
     fn json_content_types_are_accepted() {
-        for value in ["application/json", "Application/JSON", "application/json; charset=utf-8",
-                      "application/json;charset=UTF-8", "application/json; charset=\"utf-8\""] {
+        for value in [
+            "application/json",
+            "Application/JSON",
+            "application/json; charset=utf-8",
+            "application/json;charset=UTF-8",
+            "application/json; charset=\"utf-8\"",
+        ] {
             assert!(check_content_type(&headers(&[("content-type", value)])).is_ok(), "{value}");
         }
     }
 
     #[test]
     fn anything_else_is_415() {
-        for value in ["text/plain", "application/json-patch+json", "application/jsonx", "application/json; charset=latin1",
-                      "application/json; boundary=x", "application/x-www-form-urlencoded", ""] {
+        for value in [
+            "text/plain",
+            "application/json-patch+json",
+            "application/jsonx",
+            "application/json; charset=latin1",
+            "application/json; boundary=x",
+            "application/x-www-form-urlencoded",
+            "",
+        ] {
             let error = check_content_type(&headers(&[("content-type", value)])).unwrap_err();
             assert_eq!((error.status.as_u16(), error.code.as_ref()), (415, "unsupported_media_type"), "{value}");
         }
@@ -128,7 +144,10 @@ mod tests {
     async fn a_body_over_64_kib_is_413_and_one_at_the_limit_is_read() {
         let at_limit = http_body_util::Full::new(Bytes::from(vec![b' '; MAX_BODY_BYTES]));
         let deadline = Duration::from_secs(1);
-        assert_eq!(read(at_limit, deadline, std::future::pending()).await.unwrap().map(|text| text.len()), Some(MAX_BODY_BYTES));
+        assert_eq!(
+            read(at_limit, deadline, std::future::pending()).await.unwrap().map(|text| text.len()),
+            Some(MAX_BODY_BYTES)
+        );
         let over = http_body_util::Full::new(Bytes::from(vec![b' '; MAX_BODY_BYTES + 1]));
         assert_eq!(read(over, deadline, std::future::pending()).await.unwrap_err().code, "payload_too_large");
     }

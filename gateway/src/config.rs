@@ -68,9 +68,7 @@ impl Config {
     /// Reads the settings through `lookup`, so tests need not touch the process environment.
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, String> {
         let get = |name: &str, default: &str| lookup(name).unwrap_or_else(|| default.to_string());
-        let database_url = lookup("DATABASE_URL")
-            .filter(|url| !url.is_empty())
-            .ok_or("DATABASE_URL is not set")?;
+        let database_url = lookup("DATABASE_URL").filter(|url| !url.is_empty()).ok_or("DATABASE_URL is not set")?;
         let base_path = get("BASE_PATH", "/v1");
         if !base_path.starts_with('/') || base_path.ends_with('/') {
             return Err("BASE_PATH must start with / and not end with /".into());
@@ -82,9 +80,10 @@ impl Config {
             database_role: (!webhook_role.is_empty()).then_some(webhook_role),
             concurrency: positive("WEBHOOK_CONCURRENCY", &get("WEBHOOK_CONCURRENCY", "16"))?,
             per_operator: positive("WEBHOOK_PER_OPERATOR", &get("WEBHOOK_PER_OPERATOR", "2"))?,
-            sweep_interval: Duration::from_millis(
-                positive("WEBHOOK_SWEEP_INTERVAL_MS", &get("WEBHOOK_SWEEP_INTERVAL_MS", "1000"))? as u64,
-            ),
+            sweep_interval: Duration::from_millis(positive(
+                "WEBHOOK_SWEEP_INTERVAL_MS",
+                &get("WEBHOOK_SWEEP_INTERVAL_MS", "1000"),
+            )? as u64),
             public_ranges: get("WEBHOOK_PUBLIC_RANGES", ""),
             extra_roots: lookup("WEBHOOK_EXTRA_ROOTS").filter(|path| !path.is_empty()).map(PathBuf::from),
         };
@@ -97,7 +96,9 @@ impl Config {
         let rate = |name: &str, default: Rate| -> Result<Rate, String> {
             match lookup(name).filter(|value| !value.is_empty()) {
                 None => Ok(default),
-                Some(value) => Rate::parse(&value).ok_or(format!("{name} must be <burst>/<seconds>s, like 60/1s: {value:?}")),
+                Some(value) => {
+                    Rate::parse(&value).ok_or(format!("{name} must be <burst>/<seconds>s, like 60/1s: {value:?}"))
+                }
             }
         };
         let limits = Limits {
@@ -119,13 +120,17 @@ impl Config {
             database_url,
             database_role: (!role.is_empty()).then_some(role),
             pool_size: positive("DATABASE_POOL_SIZE", &get("DATABASE_POOL_SIZE", "16"))?,
-            database_timeout: Duration::from_millis(
-                positive("DATABASE_TIMEOUT_MS", &get("DATABASE_TIMEOUT_MS", "5000"))? as u64,
+            database_timeout: Duration::from_millis(positive(
+                "DATABASE_TIMEOUT_MS",
+                &get("DATABASE_TIMEOUT_MS", "5000"),
+            )? as u64),
+            shutdown_grace: Duration::from_secs(positive(
+                "SHUTDOWN_GRACE_SECONDS",
+                &get("SHUTDOWN_GRACE_SECONDS", "30"),
+            )? as u64),
+            header_timeout: Duration::from_millis(
+                positive("HEADER_TIMEOUT_MS", &get("HEADER_TIMEOUT_MS", "10000"))? as u64
             ),
-            shutdown_grace: Duration::from_secs(
-                positive("SHUTDOWN_GRACE_SECONDS", &get("SHUTDOWN_GRACE_SECONDS", "30"))? as u64,
-            ),
-            header_timeout: Duration::from_millis(positive("HEADER_TIMEOUT_MS", &get("HEADER_TIMEOUT_MS", "10000"))? as u64),
             body_timeout: Duration::from_millis(positive("BODY_TIMEOUT_MS", &get("BODY_TIMEOUT_MS", "10000"))? as u64),
             max_connections: positive("MAX_CONNECTIONS", &get("MAX_CONNECTIONS", "1024"))?,
             webhook_worker,
@@ -152,8 +157,7 @@ mod tests {
     use super::*;
 
     fn config(pairs: &[(&str, &str)]) -> Result<Config, String> {
-        let pairs: Vec<(String, String)> =
-            pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let pairs: Vec<(String, String)> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         Config::from_lookup(|name| pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()))
     }
 
@@ -195,7 +199,9 @@ mod tests {
     fn the_webhook_worker_is_on_or_off_and_nothing_else() {
         assert!(!config(&[("DATABASE_URL", "u"), ("WEBHOOK_WORKER", "off")]).unwrap().webhook_worker);
         assert!(config(&[("DATABASE_URL", "u"), ("WEBHOOK_WORKER", "no")]).unwrap_err().contains("WEBHOOK_WORKER"));
-        assert!(config(&[("DATABASE_URL", "u"), ("WEBHOOK_CONCURRENCY", "0")]).unwrap_err().contains("WEBHOOK_CONCURRENCY"));
+        assert!(config(&[("DATABASE_URL", "u"), ("WEBHOOK_CONCURRENCY", "0")])
+            .unwrap_err()
+            .contains("WEBHOOK_CONCURRENCY"));
         let own = config(&[("DATABASE_URL", "u"), ("WEBHOOK_DATABASE_URL", "w")]).unwrap();
         assert_eq!(own.webhooks.database_url, "w");
     }
@@ -216,11 +222,7 @@ mod tests {
         assert!(config(&[("DATABASE_URL", "u"), ("DATABASE_POOL_SIZE", "0")])
             .unwrap_err()
             .contains("DATABASE_POOL_SIZE"));
-        assert!(config(&[("DATABASE_URL", "u"), ("LISTEN_ADDR", "nope")])
-            .unwrap_err()
-            .contains("LISTEN_ADDR"));
-        assert!(config(&[("DATABASE_URL", "u"), ("BASE_PATH", "/v1/")])
-            .unwrap_err()
-            .contains("BASE_PATH"));
+        assert!(config(&[("DATABASE_URL", "u"), ("LISTEN_ADDR", "nope")]).unwrap_err().contains("LISTEN_ADDR"));
+        assert!(config(&[("DATABASE_URL", "u"), ("BASE_PATH", "/v1/")]).unwrap_err().contains("BASE_PATH"));
     }
 }

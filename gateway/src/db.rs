@@ -54,11 +54,8 @@ impl Database {
 
         let role = config.database_role.clone();
         let statement_timeout = config.database_timeout.as_millis().to_string();
-        let manager = Manager::from_config(
-            pg,
-            link.tls.clone(),
-            ManagerConfig { recycling_method: RecyclingMethod::Fast },
-        );
+        let manager =
+            Manager::from_config(pg, link.tls.clone(), ManagerConfig { recycling_method: RecyclingMethod::Fast });
         let pool = Pool::builder(manager)
             .max_size(config.pool_size)
             .runtime(Runtime::Tokio1)

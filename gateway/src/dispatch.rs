@@ -223,7 +223,8 @@ where
     })?;
     let authorization = handlers::authorization(parts);
     let answer =
-        handlers::call(&state.db, operation.call, authorization, external_id.as_deref(), &query, text.as_deref()).await?;
+        handlers::call(&state.db, operation.call, authorization, external_id.as_deref(), &query, text.as_deref())
+            .await?;
     let report = writes.then(|| answer.body.clone());
     Ok((from_answer(answer), report))
 }

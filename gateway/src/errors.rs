@@ -91,7 +91,10 @@ impl ApiError {
 
     /// 429 `rate_limited`, to be retried after `seconds` (≥ 1).
     pub fn rate_limited(seconds: u32) -> Self {
-        ApiError { retry_after_seconds: Some(seconds.max(1)), ..Self::new(StatusCode::TOO_MANY_REQUESTS, "rate_limited") }
+        ApiError {
+            retry_after_seconds: Some(seconds.max(1)),
+            ..Self::new(StatusCode::TOO_MANY_REQUESTS, "rate_limited")
+        }
     }
 
     /// `Retry-After` in whole seconds, on the statuses that carry it.

@@ -28,10 +28,8 @@ pub async fn run(database_url: &str) -> Result<(), String> {
         .execute("SELECT pg_advisory_lock($1)", &[&MIGRATION_LOCK])
         .await
         .map_err(|e| format!("cannot take the migration lock: {e}"))?;
-    let report = embedded::migrations::runner()
-        .run_async(&mut client)
-        .await
-        .map_err(|e| format!("migration failed: {e}"))?;
+    let report =
+        embedded::migrations::runner().run_async(&mut client).await.map_err(|e| format!("migration failed: {e}"))?;
     for migration in report.applied_migrations() {
         tracing::info!(migration = %migration, "applied");
     }
@@ -60,10 +58,7 @@ async fn apply_functions(client: &mut tokio_postgres::Client) -> Result<(), Stri
             .await
             .map_err(|e| format!("functions: {e}"))?;
         for (name, sql) in FUNCTION_FILES {
-            transaction
-                .batch_execute(sql)
-                .await
-                .map_err(|e| format!("sql/functions/{name}: {}", describe(&e)))?;
+            transaction.batch_execute(sql).await.map_err(|e| format!("sql/functions/{name}: {}", describe(&e)))?;
         }
         if checks == "off" {
             transaction
@@ -111,9 +106,8 @@ async fn keep_secrets_out_of_the_server_log(client: &tokio_postgres::Client) -> 
         .get(0);
     for role in LOGIN_ROLES {
         let alter = format!("ALTER ROLE {role} IN DATABASE {database} SET");
-        let mut statements = format!(
-            "{alter} log_parameter_max_length_on_error = 0; {alter} plan_cache_mode = force_generic_plan;"
-        );
+        let mut statements =
+            format!("{alter} log_parameter_max_length_on_error = 0; {alter} plan_cache_mode = force_generic_plan;");
         if may {
             statements.push_str(&format!(" {alter} log_parameter_max_length = 0;"));
         } else {

@@ -108,7 +108,8 @@ fn operation_object(operation: &Operation) -> Value {
         if !codes.is_empty() {
             schema = json!({ "allOf": [reference("Error"), { "properties": { "error": { "enum": codes } } }] });
         }
-        let mut response = json!({ "description": description, "content": { "application/json": { "schema": schema } } });
+        let mut response =
+            json!({ "description": description, "content": { "application/json": { "schema": schema } } });
         if matches!(status, "409" | "429" | "503") {
             response["headers"] = json!({ "Retry-After": { "schema": { "type": "integer", "minimum": 1 } } });
         }
@@ -154,7 +155,9 @@ fn example(body: &str) -> Option<Value> {
             "max_stay_days": 30,
             "cancellation": { "free_until_hours_before_check_in": 24, "penalty_percent_after": "50.00", "no_show_forfeits_full": true },
         }),
-        "RatesWriteBody" => json!({ "floor_price": "10.00", "base_price": "15.00", "ceiling_price": "20.00", "dynamic": false }),
+        "RatesWriteBody" => {
+            json!({ "floor_price": "10.00", "base_price": "15.00", "ceiling_price": "20.00", "dynamic": false })
+        }
         "BlockedPeriodsWriteBody" => json!({
             "blocked_periods": [{ "starts_on": "2026-12-24", "ends_on": "2026-12-26", "reason": "Christmas closure" }],
         }),
@@ -211,8 +214,15 @@ fn object(properties: Value, required: &[&str], closed: bool) -> Value {
 }
 
 const FEATURES: [&str; 9] = [
-    "indoor", "security", "cameras", "gate_automation", "plate_recognition", "ev_charging", "disabled_access",
-    "oversize_vehicle", "valet",
+    "indoor",
+    "security",
+    "cameras",
+    "gate_automation",
+    "plate_recognition",
+    "ev_charging",
+    "disabled_access",
+    "oversize_vehicle",
+    "valet",
 ];
 
 fn schemas() -> Value {
@@ -235,7 +245,9 @@ fn schemas() -> Value {
         "max_stay_days": nullable(json!({ "type": "integer", "minimum": 1, "maximum": 365 })),
         "cancellation": nullable(reference("Cancellation")),
     });
-    let keys_of = |properties: &Value| -> Vec<String> { properties.as_object().map(|o| o.keys().cloned().collect()).unwrap_or_default() };
+    let keys_of = |properties: &Value| -> Vec<String> {
+        properties.as_object().map(|o| o.keys().cloned().collect()).unwrap_or_default()
+    };
     let lot_keys = keys_of(&lot_properties);
     let mut lot_list_properties = lot_properties.clone();
     lot_list_properties["rates"] = nullable(reference("Rates"));
@@ -493,7 +505,8 @@ mod tests {
             assert_eq!(verbs.len(), spec.operations.len(), "{}", spec.template);
             for operation in spec.operations {
                 let object = &item[operation.method.as_str().to_lowercase()];
-                let names: Vec<&str> = object["parameters"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
+                let names: Vec<&str> =
+                    object["parameters"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
                 let expected: Vec<&str> = operation.query.iter().map(|p| p.name).collect();
                 assert_eq!(names, expected, "{} {}", operation.method, spec.template);
                 assert!(schemas.contains_key(operation.answer), "{}", operation.answer);
@@ -501,7 +514,8 @@ mod tests {
                     assert!(schemas.contains_key(body), "{body}");
                     assert!(object["responses"]["201"].is_object());
                 }
-                let codes = &object["responses"]["422"]["content"]["application/json"]["schema"]["allOf"][1]["properties"]["error"]["enum"];
+                let codes = &object["responses"]["422"]["content"]["application/json"]["schema"]["allOf"][1]
+                    ["properties"]["error"]["enum"];
                 assert_eq!(codes.as_array().unwrap().len(), 1 + operation.errors.len());
             }
         }

@@ -51,9 +51,7 @@ impl Params {
     pub fn text(&self, name: &'static str, max_chars: usize) -> Result<Option<&str>, ApiError> {
         match self.get(name) {
             None => Ok(None),
-            Some(value) if (1..=max_chars).contains(&value.chars().count()) && !value.contains('\0') => {
-                Ok(Some(value))
-            }
+            Some(value) if (1..=max_chars).contains(&value.chars().count()) && !value.contains('\0') => Ok(Some(value)),
             Some(_) => Err(ApiError::invalid_query(name)),
         }
     }
@@ -127,7 +125,9 @@ pub fn parse(raw: Option<&str>, allowed: &[&'static str]) -> Result<Params, ApiE
 fn form_decode(raw: &str) -> Option<String> {
     let bytes = raw.as_bytes();
     let malformed_escape = bytes.iter().enumerate().any(|(at, &byte)| {
-        byte == b'%' && !(bytes.get(at + 1).is_some_and(u8::is_ascii_hexdigit) && bytes.get(at + 2).is_some_and(u8::is_ascii_hexdigit))
+        byte == b'%'
+            && !(bytes.get(at + 1).is_some_and(u8::is_ascii_hexdigit)
+                && bytes.get(at + 2).is_some_and(u8::is_ascii_hexdigit))
     });
     if malformed_escape {
         return None;
@@ -192,8 +192,18 @@ mod tests {
         assert_eq!(parse(None, &["limit"]).unwrap().limit(50, 200).unwrap(), 50);
         assert_eq!(one("limit=1").limit(50, 200).unwrap(), 1);
         assert_eq!(one("limit=200").limit(50, 200).unwrap(), 200);
-        for refused in ["limit=0", "limit=201", "limit=-1", "limit=+5", "limit=05", "limit=", "limit=5.0", "limit=1e2",
-                        "limit=99999999999999999999", "limit=%205"] {
+        for refused in [
+            "limit=0",
+            "limit=201",
+            "limit=-1",
+            "limit=+5",
+            "limit=05",
+            "limit=",
+            "limit=5.0",
+            "limit=1e2",
+            "limit=99999999999999999999",
+            "limit=%205",
+        ] {
             let error = one(refused).limit(50, 200).unwrap_err();
             assert_eq!((error.code.as_ref(), error.field.as_deref()), ("invalid_query", Some("limit")), "{refused}");
         }
@@ -218,7 +228,10 @@ mod tests {
         assert_eq!(params.optional_text("since", 512).unwrap(), None);
         assert_eq!(parse(None, &["since"]).unwrap().optional_text("since", 512).unwrap(), None);
         let longest = format!("since={}", "a".repeat(512));
-        assert_eq!(parse(Some(&longest), &["since"]).unwrap().optional_text("since", 512).unwrap().map(str::len), Some(512));
+        assert_eq!(
+            parse(Some(&longest), &["since"]).unwrap().optional_text("since", 512).unwrap().map(str::len),
+            Some(512)
+        );
         for refused in [format!("since={}", "a".repeat(513)), "since=a%00".to_string()] {
             let error = parse(Some(&refused), &["since"]).unwrap().optional_text("since", 512).unwrap_err();
             assert_eq!((error.code.as_ref(), error.field.as_deref()), ("invalid_query", Some("since")));
@@ -227,7 +240,9 @@ mod tests {
 
     #[test]
     fn a_malformed_escape_or_bytes_that_are_not_utf8_are_refused_naming_the_parameter() {
-        for refused in ["since=%ZZ", "since=%", "since=a%2", "since=%2G", "since=%C3", "since=%FF%FE", "since=ok&limit=%zz1"] {
+        for refused in
+            ["since=%ZZ", "since=%", "since=a%2", "since=%2G", "since=%C3", "since=%FF%FE", "since=ok&limit=%zz1"]
+        {
             let error = parse(Some(refused), &["since", "limit"]).unwrap_err();
             let field = if refused.contains("limit") { "limit" } else { "since" };
             assert_eq!((error.code.as_ref(), error.field.as_deref()), ("invalid_query", Some(field)), "{refused}");

@@ -226,7 +226,11 @@ impl RateLimiter {
                     quota: rate.burst,
                     window: seconds_until(f64::from(rate.burst), rate),
                     remaining: bucket.tokens.floor() as u32,
-                    reset: if bucket.tokens >= f64::from(rate.burst) { 0 } else { seconds_until(f64::from(rate.burst) - bucket.tokens, rate) },
+                    reset: if bucket.tokens >= f64::from(rate.burst) {
+                        0
+                    } else {
+                        seconds_until(f64::from(rate.burst) - bucket.tokens, rate)
+                    },
                 }
             })
             .min_by_key(|standing| standing.remaining)
@@ -248,9 +252,7 @@ impl RateLimiter {
         }
         let rate = self.limits.rate(id.0);
         let burst = f64::from(rate.burst);
-        let bucket = buckets
-            .entry(id.clone())
-            .or_insert(Bucket { tokens: burst, refilled_at: now, born: now });
+        let bucket = buckets.entry(id.clone()).or_insert(Bucket { tokens: burst, refilled_at: now, born: now });
         if now.saturating_duration_since(bucket.born) >= MAX_BUCKET_AGE {
             *bucket = Bucket { tokens: burst, refilled_at: now, born: now };
         }
@@ -265,7 +267,8 @@ impl RateLimiter {
     fn evict(&self, buckets: &mut HashMap<BucketId, Bucket>, now: Instant) {
         buckets.retain(|id, bucket| {
             let rate = self.limits.rate(id.0);
-            let refilled = bucket.tokens + now.saturating_duration_since(bucket.refilled_at).as_secs_f64() * rate.per_second();
+            let refilled =
+                bucket.tokens + now.saturating_duration_since(bucket.refilled_at).as_secs_f64() * rate.per_second();
             refilled < f64::from(rate.burst) && now.saturating_duration_since(bucket.born) < MAX_BUCKET_AGE
         });
         let keep = self.limits.max_buckets * 9 / 10;
@@ -387,8 +390,15 @@ mod tests {
             limiter.spend(now, &hourly);
         }
         assert!(limiter.has_token(now + Duration::from_secs(399), &hourly).is_ok(), "110 tokens refilled by then");
-        assert_eq!(limiter.standing(now + Duration::from_secs(399), std::slice::from_ref(&hourly)).unwrap().remaining, 110);
-        assert_eq!(limiter.standing(now + Duration::from_secs(400), &[hourly]).unwrap().remaining, 1000, "born again full");
+        assert_eq!(
+            limiter.standing(now + Duration::from_secs(399), std::slice::from_ref(&hourly)).unwrap().remaining,
+            110
+        );
+        assert_eq!(
+            limiter.standing(now + Duration::from_secs(400), &[hourly]).unwrap().remaining,
+            1000,
+            "born again full"
+        );
     }
 
     #[test]
@@ -397,7 +407,9 @@ mod tests {
         let now = Instant::now();
         for i in 0..50_000u32 {
             let ip = std::net::Ipv4Addr::from(0x0a00_0000 + i);
-            limiter.take(now, &[(BucketKind::AllRequests, Subject::Source(IpAddr::V4(ip)))], &mut Reservation::default()).unwrap();
+            limiter
+                .take(now, &[(BucketKind::AllRequests, Subject::Source(IpAddr::V4(ip)))], &mut Reservation::default())
+                .unwrap();
             assert!(limiter.held() <= 1000);
         }
     }

@@ -28,12 +28,13 @@ use crate::webhooks::worker::{Worker, WorkerWiring};
 /// The `serve` command: the API, and the webhook worker beside it unless `WEBHOOK_WORKER=off`. One
 /// signal stops both; each lets its work under way finish.
 pub async fn run(config: Config) -> Result<(), String> {
-    let listener = TcpListener::bind(config.listen)
-        .await
-        .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
+    let listener =
+        TcpListener::bind(config.listen).await.map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
     let db = Database::new(&config)?;
     let worker = match config.webhook_worker {
-        true => Some(Worker::new(config.webhooks.clone(), WorkerWiring::production(&config.webhooks)?, LogSink::Stdout)?),
+        true => {
+            Some(Worker::new(config.webhooks.clone(), WorkerWiring::production(&config.webhooks)?, LogSink::Stdout)?)
+        }
         false => None,
     };
     if let Some(worker) = &worker {

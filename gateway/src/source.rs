@@ -85,9 +85,18 @@ mod tests {
 
     #[test]
     fn a_validly_signed_recent_header_names_the_source() {
-        assert_eq!(source(Some(&signed("203.0.113.9", NOW, SECRET)), Some(SECRET)), "203.0.113.9".parse::<IpAddr>().unwrap());
-        assert_eq!(source(Some(&signed("203.0.113.9", NOW - 60, SECRET)), Some(SECRET)), "203.0.113.9".parse::<IpAddr>().unwrap());
-        assert_eq!(source(Some(&signed("203.0.113.9", NOW + 60, SECRET)), Some(SECRET)), "203.0.113.9".parse::<IpAddr>().unwrap());
+        assert_eq!(
+            source(Some(&signed("203.0.113.9", NOW, SECRET)), Some(SECRET)),
+            "203.0.113.9".parse::<IpAddr>().unwrap()
+        );
+        assert_eq!(
+            source(Some(&signed("203.0.113.9", NOW - 60, SECRET)), Some(SECRET)),
+            "203.0.113.9".parse::<IpAddr>().unwrap()
+        );
+        assert_eq!(
+            source(Some(&signed("203.0.113.9", NOW + 60, SECRET)), Some(SECRET)),
+            "203.0.113.9".parse::<IpAddr>().unwrap()
+        );
     }
 
     #[test]

@@ -193,7 +193,8 @@ mod tests {
 
     #[test]
     fn a_rates_write_line_says_whether_the_envelope_widened() {
-        let report = r#"{"external_id":"x","result":"updated","changed":["floor_price"],"envelope_widened":true,"rates":{}}"#;
+        let report =
+            r#"{"external_id":"x","result":"updated","changed":["floor_price"],"envelope_widened":true,"rates":{}}"#;
         let line = WriteLine::from_report("r1", None, "/lots/{external_id}/rates", report).unwrap();
         assert_eq!((line["envelope_widened"].clone(), line["review_voided"].clone()), (json!(true), json!(false)));
     }

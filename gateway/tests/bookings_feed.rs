@@ -65,8 +65,7 @@ async fn stored_times(app: &TestApp, operator: &Operator, reference: &str) -> (S
 /// (`YYYY-MM-DDTHH:MM:SS.ffffffZ`), and answers the instant it names.
 fn utc_instant(text: &Value) -> SystemTime {
     let text = text.as_str().unwrap_or_else(|| panic!("a timestamp is a string: {text}"));
-    let shape: String =
-        text.chars().map(|c| if c.is_ascii_digit() { 'd' } else { c }).collect();
+    let shape: String = text.chars().map(|c| if c.is_ascii_digit() { 'd' } else { c }).collect();
     assert_eq!(shape, "dddd-dd-ddTdd:dd:dd.ddddddZ", "UTC with fractional seconds and Z: {text}");
     OffsetDateTime::parse(text, &Rfc3339).unwrap_or_else(|e| panic!("RFC 3339 ({e}): {text}")).into()
 }
@@ -242,13 +241,17 @@ async fn a_limit_outside_1_to_500_or_not_plain_digits_is_invalid_query_even_with
         app.get_bookings(&credential, &query).await.assert_error(422, "invalid_query", Some("limit"));
         // The query is checked before the credential is looked at.
         app.get(&common::bookings::bookings_path(&query), &[]).await.assert_error(422, "invalid_query", Some("limit"));
-        app.get(&common::bookings::bookings_path(&query), &[("authorization", "Bearer nope")])
-            .await
-            .assert_error(422, "invalid_query", Some("limit"));
+        app.get(&common::bookings::bookings_path(&query), &[("authorization", "Bearer nope")]).await.assert_error(
+            422,
+            "invalid_query",
+            Some("limit"),
+        );
     }
-    app.get(&common::bookings::bookings_path("limit"), &[("authorization", &bearer)])
-        .await
-        .assert_error(422, "invalid_query", Some("limit"));
+    app.get(&common::bookings::bookings_path("limit"), &[("authorization", &bearer)]).await.assert_error(
+        422,
+        "invalid_query",
+        Some("limit"),
+    );
 }
 
 #[tokio::test]
@@ -463,7 +466,11 @@ async fn the_feed_runs_under_read_committed_whatever_the_servers_default_isolati
     let app = TestApp::spawn_on(&url, |_| {}).await;
     let (operator, credential) = operator_with_lot(&app).await;
     let reference = app.record(&operator, &booking_on(1)).await;
-    assert_eq!(last_page(&app, &credential, "").await.references(), [reference], "the gateway's connections read committed");
+    assert_eq!(
+        last_page(&app, &credential, "").await.references(),
+        [reference],
+        "the gateway's connections read committed"
+    );
 
     // A connection that keeps the server's default gets a refusal, never a page that could skip.
     let direct = common::connect(&url).await;

@@ -429,11 +429,7 @@ async fn writers_committing_out_of_order_at_random_never_make_a_polling_client_m
 
     // Then it keeps pulling until has_more is false and a pull brings nothing new.
     client.catch_up(1000).await;
-    println!(
-        "{totals:?}; {pulls_while_writing} pulls while writing, {} in all; {:?}",
-        client.pulls,
-        started.elapsed()
-    );
+    println!("{totals:?}; {pulls_while_writing} pulls while writing, {} in all; {:?}", client.pulls, started.elapsed());
     let database = app.bookings_in_database(&operator).await;
     assert_eq!(database.len(), totals.recorded);
     assert!(totals.recorded > 50 && totals.changed > 20 && totals.rolled_back > 0, "{totals:?}");

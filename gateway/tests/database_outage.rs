@@ -18,11 +18,8 @@ const BOUND: Duration = Duration::from_secs(6);
 
 fn assert_try_again(response: &TestResponse) {
     response.assert_error(503, "try_again", None);
-    let retry_after: u64 = response
-        .header("retry-after")
-        .expect("Retry-After on a 503")
-        .parse()
-        .expect("Retry-After is whole seconds");
+    let retry_after: u64 =
+        response.header("retry-after").expect("Retry-After on a 503").parse().expect("Retry-After is whole seconds");
     assert!(retry_after >= 1, "Retry-After {retry_after}");
     response.request_id();
 }
@@ -173,10 +170,7 @@ async fn a_request_stuck_in_the_database_answers_503_after_the_database_timeout(
     let response = app.ping(Some(&credential.bearer())).await;
     let elapsed = started.elapsed();
     assert_try_again(&response);
-    assert!(
-        elapsed >= Duration::from_millis(400) && elapsed < Duration::from_secs(3),
-        "503 after {elapsed:?}"
-    );
+    assert!(elapsed >= Duration::from_millis(400) && elapsed < Duration::from_secs(3), "503 after {elapsed:?}");
 
     lock.rollback().await.unwrap();
     let response = ping_recovers(&app, &credential.bearer()).await;
@@ -196,10 +190,14 @@ async fn a_write_past_the_deadline_answers_503_and_never_commits() {
     let (_operator, credential) = app.operator_with_credential().await;
     let headers = common::lots::json_headers(&credential);
     let lot = |name: &str| {
-        serde_json::json!({"name": name, "timezone": "Europe/London", "handover": "self", "online_bookable": true}).to_string()
+        serde_json::json!({"name": name, "timezone": "Europe/London", "handover": "self", "online_bookable": true})
+            .to_string()
     };
     for id in ["held", "other"] {
-        assert_eq!(app.request(http::Method::PUT, &format!("/v1/lots/{id}"), headers.clone(), lot("Before")).await.status, 201);
+        assert_eq!(
+            app.request(http::Method::PUT, &format!("/v1/lots/{id}"), headers.clone(), lot("Before")).await.status,
+            201
+        );
     }
 
     // Sessions of the test hold both lots' rows.
@@ -361,8 +359,13 @@ async fn under_load_a_stopped_and_restarted_database_costs_prompt_503s_and_servi
     assert_eq!(served_during, 0, "{served_during} of {} requests during the outage did not answer 503", during.len());
     let first_served = answers.iter().filter(|(asked, _, status)| *asked >= back && *status == 200).map(|a| a.0).min();
     let first_served = first_served.expect("served again after the database came back");
-    assert!(first_served - back < Duration::from_secs(2), "served again {:?} after the database came back", first_served - back);
-    let late_refusals = answers.iter().filter(|(asked, _, status)| *asked > back + Duration::from_secs(3) && *status != 200).count();
+    assert!(
+        first_served - back < Duration::from_secs(2),
+        "served again {:?} after the database came back",
+        first_served - back
+    );
+    let late_refusals =
+        answers.iter().filter(|(asked, _, status)| *asked > back + Duration::from_secs(3) && *status != 200).count();
     assert_eq!(late_refusals, 0, "every request is served once the gateway has noticed the database is back");
     assert!(app.logs().iter().all(|line| line["status"] != 500), "never a 500");
     app.shutdown().await;

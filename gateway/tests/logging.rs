@@ -22,13 +22,7 @@ use common::{header_map, TestApp, TestResponse};
 const KEYS: [&str; 9] =
     ["duration_ms", "key_id", "level", "message", "method", "request_id", "route", "status", "timestamp"];
 
-fn assert_line(
-    line: &Value,
-    response: &TestResponse,
-    method: &str,
-    route: Option<&str>,
-    key_id: Option<&str>,
-) {
+fn assert_line(line: &Value, response: &TestResponse, method: &str, route: Option<&str>, key_id: Option<&str>) {
     let mut keys: Vec<&str> = line.as_object().expect("a JSON object").keys().map(String::as_str).collect();
     keys.sort_unstable();
     assert_eq!(keys, KEYS, "the request line's keys: {line}");
@@ -163,14 +157,9 @@ async fn no_line_ever_carries_a_secret_or_the_authorization_header() {
     assert_eq!(lines.len(), values.len() * 4);
     for line in &lines {
         let text = line.to_string();
-        for forbidden in [
-            credential.secret.as_str(),
-            revoked.secret.as_str(),
-            &other_secret,
-            "pk_sec_",
-            "hunter2",
-            "my-password",
-        ] {
+        for forbidden in
+            [credential.secret.as_str(), revoked.secret.as_str(), &other_secret, "pk_sec_", "hunter2", "my-password"]
+        {
             assert!(!text.contains(forbidden), "{forbidden:?} leaked into {text}");
         }
         for value in &values {
@@ -189,18 +178,8 @@ async fn no_line_ever_carries_a_secret_or_the_authorization_header() {
 // ---------------------------------------------------------------------------------------------
 
 /// The keys of a write line.
-const WRITE_KEYS: [&str; 10] = [
-    "changed",
-    "dry_run",
-    "key_id",
-    "level",
-    "message",
-    "request_id",
-    "result",
-    "review_voided",
-    "route",
-    "timestamp",
-];
+const WRITE_KEYS: [&str; 10] =
+    ["changed", "dry_run", "key_id", "level", "message", "request_id", "result", "review_voided", "route", "timestamp"];
 
 /// The two lines of a write, in order: the request line, then the write line with these values.
 fn assert_write_lines(

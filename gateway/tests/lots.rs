@@ -80,8 +80,15 @@ async fn a_put_that_changes_fields_answers_200_updated_naming_exactly_those_fiel
     body["min_advance_days"] = json!(null);
 
     let response = app.put_lot(&credential, "harbour-1", &body).await;
-    let answer =
-        assert_write_result(&response, 200, "harbour-1", "updated", &["name", "online_bookable", "capacity"], false, false);
+    let answer = assert_write_result(
+        &response,
+        200,
+        "harbour-1",
+        "updated",
+        &["name", "online_bookable", "capacity"],
+        false,
+        false,
+    );
     let mut expected = full_read_form(&operator, "harbour-1");
     expected["name"] = json!("Harbour Long Stay (North)");
     expected["online_bookable"] = json!(false);
@@ -300,7 +307,11 @@ async fn a_content_type_other_than_json_answers_415_and_stores_nothing() {
             put_raw(&app, &path, &[("authorization", &bearer), ("content-type", content_type)], body.clone()).await;
         response.assert_error(415, "unsupported_media_type", None);
     }
-    let twice = [("authorization", bearer.as_str()), ("content-type", "application/json"), ("content-type", "application/json")];
+    let twice = [
+        ("authorization", bearer.as_str()),
+        ("content-type", "application/json"),
+        ("content-type", "application/json"),
+    ];
     put_raw(&app, &path, &twice, body.clone()).await.assert_error(415, "unsupported_media_type", None);
     assert_no_lots(&app, &credential).await;
 }
@@ -389,8 +400,7 @@ async fn a_body_of_exactly_64_kib_passes_the_size_check() {
     // Chunked, in two chunks.
     let head = raw_put_head("/v1/lots/chunked", &credential, &["transfer-encoding: chunked"]);
     let (first, second) = body.split_at(1000);
-    let response =
-        raw_exchange(app.addr, &[head.as_bytes(), &chunk(first), &chunk(second), LAST_CHUNK]).await;
+    let response = raw_exchange(app.addr, &[head.as_bytes(), &chunk(first), &chunk(second), LAST_CHUNK]).await;
     assert_eq!(response.status, 201, "{:?}", response.body);
     assert_eq!(response.json()["result"], "created");
 
@@ -439,9 +449,11 @@ async fn a_body_that_does_not_parse_answers_422_invalid_json() {
 async fn a_body_that_is_not_utf8_or_holds_a_nul_byte_answers_422_invalid_json() {
     let app = TestApp::spawn().await;
     let (_operator, credential) = writer(&app).await;
-    let latin1: &[u8] = b"{\"name\":\"Caf\xe9 Parking\",\"timezone\":\"Europe/Lisbon\",\"handover\":\"self\",\"online_bookable\":true}";
+    let latin1: &[u8] =
+        b"{\"name\":\"Caf\xe9 Parking\",\"timezone\":\"Europe/Lisbon\",\"handover\":\"self\",\"online_bookable\":true}";
     // A raw NUL byte is valid UTF-8 but never JSON (and PostgreSQL text cannot hold it).
-    let nul: &[u8] = b"{\"name\":\"Caf\x00\",\"timezone\":\"Europe/Lisbon\",\"handover\":\"self\",\"online_bookable\":true}";
+    let nul: &[u8] =
+        b"{\"name\":\"Caf\x00\",\"timezone\":\"Europe/Lisbon\",\"handover\":\"self\",\"online_bookable\":true}";
     for body in [latin1, nul, b"\x00", b"\xff\xfe{\x00}\x00", b"{\"name\":\"\xc3\"}"] {
         let response = app.request(Method::PUT, "/v1/lots/harbour-1", json_headers(&credential), body).await;
         response.assert_error(422, "invalid_json", None);
@@ -771,11 +783,7 @@ async fn checks_run_in_order_404_405_413_415_query_credential_then_body() {
     put_raw(&app, "/v1/lots/abc", &[], "{}").await.assert_error(415, "unsupported_media_type", None);
     // invalid_query before the credential.
     let json_only = [("content-type", "application/json")];
-    put_raw(&app, "/v1/lots/abc?dry_run=1", &json_only, "{}").await.assert_error(
-        422,
-        "invalid_query",
-        Some("dry_run"),
-    );
+    put_raw(&app, "/v1/lots/abc?dry_run=1", &json_only, "{}").await.assert_error(422, "invalid_query", Some("dry_run"));
     put_raw(&app, "/v1/lots/abc?foo=1", &json_only, "[").await.assert_error(422, "invalid_query", Some("foo"));
     // 401 before any body error, and before the path id.
     for body in ["[", "[]", "{\"rates\":1}", "{\"colour\":1}", "{}", "\u{e9}"] {

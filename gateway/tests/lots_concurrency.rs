@@ -57,11 +57,8 @@ fn put_in_background(
 
 fn assert_conflict(response: &TestResponse) {
     response.assert_error(409, "conflict", None);
-    let retry_after: u64 = response
-        .header("retry-after")
-        .expect("Retry-After on a 409")
-        .parse()
-        .expect("Retry-After is whole seconds");
+    let retry_after: u64 =
+        response.header("retry-after").expect("Retry-After on a 409").parse().expect("Retry-After is whole seconds");
     assert!(retry_after >= 1, "Retry-After {retry_after}");
     response.request_id();
 }

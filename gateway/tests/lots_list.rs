@@ -50,9 +50,11 @@ async fn pages_follow_next_after_visiting_every_lot_once_in_byte_order() {
 
     let (ids, next) = page(&app.list_lots(&credential, "limit=3").await);
     assert_eq!((ids, next.clone()), (vec!["0".to_string(), "B".into(), "Z".into()], json!("Z")));
-    let (ids, next) = page(&app.list_lots(&credential, &format!("limit=3&after={}", form_encode(next.as_str().unwrap()))).await);
+    let (ids, next) =
+        page(&app.list_lots(&credential, &format!("limit=3&after={}", form_encode(next.as_str().unwrap()))).await);
     assert_eq!((ids, next.clone()), (vec!["_x".to_string(), "a".into(), "a b".into()], json!("a b")));
-    let (ids, next) = page(&app.list_lots(&credential, &format!("limit=3&after={}", form_encode(next.as_str().unwrap()))).await);
+    let (ids, next) =
+        page(&app.list_lots(&credential, &format!("limit=3&after={}", form_encode(next.as_str().unwrap()))).await);
     assert_eq!((ids, next), (vec!["a/b".to_string(), "é".into()], Value::Null));
 
     // Every page size visits every lot exactly once, in order.
@@ -180,8 +182,19 @@ async fn limit_is_1_to_200_in_plain_digits_and_anything_else_answers_invalid_que
         assert_eq!(app.list_lots(&credential, good).await.status, 200, "{good}");
     }
     for bad in [
-        "limit=201", "limit=0", "limit=-1", "limit=05", "limit=abc", "limit=", "limit", "limit=+5", "limit=5.0",
-        "limit=1e2", "limit=%205", "limit=99999999999999999999", "limit=5&limit=5",
+        "limit=201",
+        "limit=0",
+        "limit=-1",
+        "limit=05",
+        "limit=abc",
+        "limit=",
+        "limit",
+        "limit=+5",
+        "limit=5.0",
+        "limit=1e2",
+        "limit=%205",
+        "limit=99999999999999999999",
+        "limit=5&limit=5",
     ] {
         app.list_lots(&credential, bad).await.assert_error(422, "invalid_query", Some("limit"));
     }
@@ -193,7 +206,9 @@ async fn after_is_1_to_200_characters_and_anything_else_answers_invalid_query() 
     let (_operator, credential) = operator(&app).await;
     create(&app, &credential, &["only"]).await;
     let longest = "é".repeat(200);
-    for good in ["after=a".to_string(), format!("after={}", form_encode(&longest)), format!("after={}", "x".repeat(200))] {
+    for good in
+        ["after=a".to_string(), format!("after={}", form_encode(&longest)), format!("after={}", "x".repeat(200))]
+    {
         assert_eq!(app.list_lots(&credential, &good).await.status, 200, "{good}");
     }
     for bad in [

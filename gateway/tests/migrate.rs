@@ -162,9 +162,10 @@ async fn what_the_tree_does_not_define_is_dropped_and_grants_come_from_the_tree_
         )
         .await
         .unwrap();
-    for (index, what) in ["api.stale_probe()", "api.ping(text, integer)", "app.stale_trigger()", "trigger stale_trigger"]
-        .iter()
-        .enumerate()
+    for (index, what) in
+        ["api.stale_probe()", "api.ping(text, integer)", "app.stale_trigger()", "trigger stale_trigger"]
+            .iter()
+            .enumerate()
     {
         assert_eq!(row.get::<_, Option<String>>(index), None, "{what} was not dropped");
     }

@@ -13,8 +13,7 @@ use time::{OffsetDateTime, UtcOffset};
 fn server_time(body: &Value) -> OffsetDateTime {
     let text = body["server_time"].as_str().expect("server_time is a string");
     assert!(text.ends_with('Z'), "server_time {text:?} is UTC written with Z");
-    let parsed =
-        OffsetDateTime::parse(text, &Rfc3339).unwrap_or_else(|e| panic!("server_time {text:?}: {e}"));
+    let parsed = OffsetDateTime::parse(text, &Rfc3339).unwrap_or_else(|e| panic!("server_time {text:?}: {e}"));
     assert_eq!(parsed.offset(), UtcOffset::UTC);
     parsed
 }
@@ -41,10 +40,7 @@ async fn ping_answers_ok_key_id_scopes_and_server_time() {
     assert_eq!(body["scopes"], json!(ALL_SCOPES));
     // The same machine's clock: server_time lies within the exchange (1 s of slack for rounding).
     let time = server_time(&body);
-    assert!(
-        time >= before - Duration::from_secs(1) && time <= after + Duration::from_secs(1),
-        "{time} not now"
-    );
+    assert!(time >= before - Duration::from_secs(1) && time <= after + Duration::from_secs(1), "{time} not now");
 }
 
 #[tokio::test]
@@ -53,10 +49,7 @@ async fn ping_lists_scopes_in_the_enumeration_order_whatever_order_they_were_iss
     let operator = app.make_operator().await;
     let cases: [(&[&str], &[&str]); 4] = [
         (&["read_bookings", "read_supply"], &["read_supply", "read_bookings"]),
-        (
-            &["read_bookings", "write_supply", "read_supply"],
-            &["read_supply", "write_supply", "read_bookings"],
-        ),
+        (&["read_bookings", "write_supply", "read_supply"], &["read_supply", "write_supply", "read_bookings"]),
         (&["write_supply"], &["write_supply"]),
         (&["read_bookings"], &["read_bookings"]),
     ];

@@ -74,9 +74,11 @@ async fn reads_are_counted_per_credential_and_a_refused_read_spends_nothing() {
     let other_ping = ping(&app, &other).await;
     assert_eq!(other_ping.status, 200);
     // A query error is answered before the credential is counted.
-    app.get("/v1/lots?limit=0", &[("authorization", &credential.bearer())])
-        .await
-        .assert_error(422, "invalid_query", Some("limit"));
+    app.get("/v1/lots?limit=0", &[("authorization", &credential.bearer())]).await.assert_error(
+        422,
+        "invalid_query",
+        Some("limit"),
+    );
 }
 
 #[tokio::test]

@@ -692,8 +692,10 @@ async fn money_with_thousands_of_digits_is_invalid_body_naming_the_field() {
     ] {
         put_raw(&app, &credential, &body).await.assert_error(422, "invalid_body", Some("fixed_price"));
     }
-    put_raw(&app, &credential, r#"{"fixed_price":"10.00","min_first_day_price":{"a":1,"a":2}}"#)
-        .await
-        .assert_error(422, "invalid_body", Some("min_first_day_price.a"));
+    put_raw(&app, &credential, r#"{"fixed_price":"10.00","min_first_day_price":{"a":1,"a":2}}"#).await.assert_error(
+        422,
+        "invalid_body",
+        Some("min_first_day_price.a"),
+    );
     assert_no_rates(&app, &credential).await;
 }

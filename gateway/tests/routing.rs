@@ -43,8 +43,7 @@ async fn unknown_paths_answer_404_not_found() {
     ];
     for path in paths {
         for authorization in [None, Some(bearer.as_str())] {
-            let headers: Vec<(&str, &str)> =
-                authorization.map(|a| ("authorization", a)).into_iter().collect();
+            let headers: Vec<(&str, &str)> = authorization.map(|a| ("authorization", a)).into_iter().collect();
             let response = app.get(path, &headers).await;
             assert_eq!(response.status, 404, "GET {path}");
             response.assert_error(404, "not_found", None);
@@ -149,11 +148,7 @@ async fn an_empty_query_string_is_no_parameter() {
 async fn checks_run_in_order_route_then_method_then_query_then_credential() {
     let app = TestApp::spawn().await;
     // 404 before 405 and before the query
-    app.request(Method::POST, "/v1/nope?foo=1", header_map(&[]), "").await.assert_error(
-        404,
-        "not_found",
-        None,
-    );
+    app.request(Method::POST, "/v1/nope?foo=1", header_map(&[]), "").await.assert_error(404, "not_found", None);
     // 405 before the query
     let response = app.request(Method::POST, "/v1/ping?foo=1", header_map(&[]), "").await;
     response.assert_error(405, "method_not_allowed", None);
@@ -233,8 +228,14 @@ async fn the_openapi_document_is_served_at_the_root_without_a_credential() {
     assert_eq!(document["openapi"], "3.1.0");
     assert_eq!(document["info"]["version"], "v1");
     let paths: Vec<&String> = document["paths"].as_object().unwrap().keys().collect();
-    for path in ["/v1/ping", "/v1/lots", "/v1/lots/{external_id}", "/v1/lots/{external_id}/rates",
-                 "/v1/lots/{external_id}/blocked-periods", "/v1/bookings"] {
+    for path in [
+        "/v1/ping",
+        "/v1/lots",
+        "/v1/lots/{external_id}",
+        "/v1/lots/{external_id}/rates",
+        "/v1/lots/{external_id}/blocked-periods",
+        "/v1/bookings",
+    ] {
         assert!(paths.iter().any(|p| *p == path), "{path} in {paths:?}");
     }
     assert!(document["webhooks"]["booking.changed"]["post"].is_object());
@@ -279,8 +280,8 @@ async fn request_then_ping_on_one_connection(app: &TestApp, request: &[u8]) -> (
 
 /// A request with a body of `length` bytes announced by Content-Length.
 fn with_body(method: &str, path: &str, extra_headers: &str, length: usize) -> Vec<u8> {
-    let mut request = format!("{method} {path} HTTP/1.1\r\nhost: x\r\ncontent-length: {length}\r\n{extra_headers}\r\n")
-        .into_bytes();
+    let mut request =
+        format!("{method} {path} HTTP/1.1\r\nhost: x\r\ncontent-length: {length}\r\n{extra_headers}\r\n").into_bytes();
     request.resize(request.len() + length, b' ');
     request
 }
@@ -328,11 +329,16 @@ async fn an_answer_that_leaves_the_body_unread_says_connection_close_and_one_tha
         let (head, second) = request_then_ping_on_one_connection(&app, &request).await;
         assert!(head.starts_with(&format!("http/1.1 {status}")), "{head}");
         assert!(!head.contains("connection: close"), "{status} keeps the connection: {head}");
-        assert_eq!(second.as_deref(), Some("HTTP/1.1 401 Unauthorized"), "{status}: the next request on the connection is answered");
+        assert_eq!(
+            second.as_deref(),
+            Some("HTTP/1.1 401 Unauthorized"),
+            "{status}: the next request on the connection is answered"
+        );
     }
     let body = r#"{"name":"Kept","timezone":"Europe/Paris","handover":"self","online_bookable":false}"#;
-    let mut put = format!("PUT /v1/lots/kept HTTP/1.1\r\nhost: x\r\n{json_with_bearer}content-length: {}\r\n\r\n", body.len())
-        .into_bytes();
+    let mut put =
+        format!("PUT /v1/lots/kept HTTP/1.1\r\nhost: x\r\n{json_with_bearer}content-length: {}\r\n\r\n", body.len())
+            .into_bytes();
     put.extend_from_slice(body.as_bytes());
     let (head, second) = request_then_ping_on_one_connection(&app, &put).await;
     assert!(head.starts_with("http/1.1 201") && !head.contains("connection: close"), "{head}");
@@ -350,7 +356,8 @@ async fn a_rate_limit_refusal_before_the_body_says_connection_close() {
     let json = "content-type: application/json\r\n";
     let wrong = "authorization: Bearer pk_api_00000000000000000000000000000000.nope\r\n";
     // The source's one failed-authentication token is spent; the next PUT is refused before its body.
-    let (head, _) = request_then_ping_on_one_connection(&app, &with_body("PUT", "/v1/lots/x", &format!("{json}{wrong}"), 5)).await;
+    let (head, _) =
+        request_then_ping_on_one_connection(&app, &with_body("PUT", "/v1/lots/x", &format!("{json}{wrong}"), 5)).await;
     assert!(head.starts_with("http/1.1 401") && !head.contains("connection: close"), "{head}");
     let (head, second) = request_then_ping_on_one_connection(&app, &with_body("PUT", "/v1/lots/x", json, 5)).await;
     assert!(head.starts_with("http/1.1 429") && head.contains("connection: close"), "{head}");

@@ -50,7 +50,10 @@ async fn as_console(
     let claims = json!({"sub": user.to_string(), "role": "authenticated"}).to_string();
     let headers = json!({"x-tenant-id": operator.to_string()}).to_string();
     transaction
-        .execute("SELECT set_config('request.jwt.claims', $1, true), set_config('request.headers', $2, true)", &[&claims, &headers])
+        .execute(
+            "SELECT set_config('request.jwt.claims', $1, true), set_config('request.headers', $2, true)",
+            &[&claims, &headers],
+        )
         .await
         .unwrap();
     let rows = transaction.query(sql, params).await.unwrap();
@@ -73,18 +76,23 @@ async fn no_secret_reaches_the_server_log_at_any_logging_level() {
 
     // The console's side, through PostgREST's login.
     let scopes = vec!["read_supply".to_string(), "write_supply".to_string(), "read_bookings".to_string()];
-    let issued = as_console(&cluster, owner, operator, "SELECT key_id, secret FROM console.api_credential_issue($1, $2, $3)", &[
-        &"logged",
-        &scopes,
-        &None::<i32>,
-    ])
+    let issued = as_console(
+        &cluster,
+        owner,
+        operator,
+        "SELECT key_id, secret FROM console.api_credential_issue($1, $2, $3)",
+        &[&"logged", &scopes, &None::<i32>],
+    )
     .await;
     let (key_id, secret): (String, String) = (issued[0].get(0), issued[0].get(1));
     let webhook_secret = format!("whsec_{}", "7e".repeat(32));
-    as_console(&cluster, owner, operator, "SELECT id FROM console.webhook_endpoint_register($1, $2)", &[
-        &"https://hooks.example.test/in",
-        &webhook_secret,
-    ])
+    as_console(
+        &cluster,
+        owner,
+        operator,
+        "SELECT id FROM console.webhook_endpoint_register($1, $2)",
+        &[&"https://hooks.example.test/in", &webhook_secret],
+    )
     .await;
 
     // The API, through the gateway's own login.
@@ -149,8 +157,14 @@ async fn no_secret_reaches_the_server_log_at_any_logging_level() {
     let log = cluster.server_log();
     assert!(log.contains("api.ping") && log.contains("Query Text:"), "statements and plans were logged");
     assert!(log.contains("webhook.claim_due_hints") && log.contains("console.api_credential_issue"));
-    let mut needles = vec![secret.clone(), secret["pk_sec_".len()..].to_string(), webhook_secret.clone(), webhook_secret["whsec_".len()..].to_string()];
+    let mut needles = vec![
+        secret.clone(),
+        secret["pk_sec_".len()..].to_string(),
+        webhook_secret.clone(),
+        webhook_secret["whsec_".len()..].to_string(),
+    ];
     needles.extend(server_secrets.iter().cloned());
-    let leaks: Vec<&str> = log.lines().filter(|line| needles.iter().any(|needle| line.contains(needle.as_str()))).collect();
+    let leaks: Vec<&str> =
+        log.lines().filter(|line| needles.iter().any(|needle| line.contains(needle.as_str()))).collect();
     assert!(leaks.is_empty(), "secrets in the server log:\n{}", leaks.join("\n"));
 }

@@ -121,8 +121,13 @@ async fn half_sent_heads_and_bodies_are_dropped_at_once_while_a_request_in_fligh
     .await;
     let (_operator, credential) = app.operator_with_credential().await;
     let mut half_head = TcpStream::connect(app.addr).await.unwrap();
-    half_head.write_all(b"GET /v1/ping HTTP/1.1
-Host: te").await.unwrap();
+    half_head
+        .write_all(
+            b"GET /v1/ping HTTP/1.1
+Host: te",
+        )
+        .await
+        .unwrap();
     let mut half_body = TcpStream::connect(app.addr).await.unwrap();
     let head = format!(
         "PUT /v1/lots/half-sent HTTP/1.1\r\nHost: test\r\nAuthorization: {}\r\n\
@@ -148,8 +153,12 @@ Host: te").await.unwrap();
     app.stopped(Duration::from_secs(3)).await;
     let aborted = app.logs().into_iter().find(|line| line["route"] == "/lots/{external_id}");
     let aborted = aborted.expect("a log line for the PUT given up");
-    assert_eq!((aborted["status"].as_u64(), aborted["cause"].as_str()), (Some(499), Some("shutdown began before the body arrived")));
-    let lot = app.superuser().await.query_opt("SELECT 1 FROM app.lots WHERE external_id = 'half-sent'", &[]).await.unwrap();
+    assert_eq!(
+        (aborted["status"].as_u64(), aborted["cause"].as_str()),
+        (Some(499), Some("shutdown began before the body arrived"))
+    );
+    let lot =
+        app.superuser().await.query_opt("SELECT 1 FROM app.lots WHERE external_id = 'half-sent'", &[]).await.unwrap();
     assert!(lot.is_none(), "nothing of the half-sent PUT was written");
 }
 

@@ -67,9 +67,13 @@ async fn an_idle_keep_alive_connection_is_closed_after_the_header_timeout() {
     let mut stream = TcpStream::connect(app.addr).await.unwrap();
     stream.write_all(b"GET /v1/nope HTTP/1.1\r\nhost: x\r\n\r\n").await.unwrap();
     let answer = common::read_raw_answer(&mut stream).await.expect("an answer");
-    assert!(answer.starts_with("HTTP/1.1 404 ") && !answer.to_ascii_lowercase().contains("connection: close"), "{answer}");
+    assert!(
+        answer.starts_with("HTTP/1.1 404 ") && !answer.to_ascii_lowercase().contains("connection: close"),
+        "{answer}"
+    );
     let started = Instant::now();
-    let received = until_closed(&mut stream, Duration::from_secs(5)).await.expect("the server closes the idle connection");
+    let received =
+        until_closed(&mut stream, Duration::from_secs(5)).await.expect("the server closes the idle connection");
     assert!(received.is_empty(), "nothing more is sent");
     let idle = started.elapsed();
     assert!(idle >= Duration::from_millis(200) && idle < Duration::from_secs(2), "closed after {idle:?} idle");

@@ -135,7 +135,8 @@ async fn a_closure_put_that_waits_on_another_compares_with_the_list_that_one_com
     );
 
     // Sent meanwhile: exactly the list the held write stores.
-    let (session, pid, _, _) = hold(&app, "api.lot_blocked_periods_put", &holder, &closures(std::slice::from_ref(&second))).await;
+    let (session, pid, _, _) =
+        hold(&app, "api.lot_blocked_periods_put", &holder, &closures(std::slice::from_ref(&second))).await;
     let waiting = put_in_background(&app, &client, "blocked-periods", &closures(std::slice::from_ref(&second)));
     wait_for_sessions_blocked_by(&app.database_url, pid, 1).await;
     session.batch_execute("COMMIT").await.unwrap();

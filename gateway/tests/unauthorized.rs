@@ -174,8 +174,7 @@ async fn every_cause_answers_identical_bytes_and_headers_but_the_request_id() {
         ("two headers", ping_with_headers(&app, twice).await),
         (
             "unknown key_id",
-            app.ping(Some(&format!("Bearer pk_api_{}.{}", uuid::Uuid::new_v4().simple(), other_secret())))
-                .await,
+            app.ping(Some(&format!("Bearer pk_api_{}.{}", uuid::Uuid::new_v4().simple(), other_secret()))).await,
         ),
         ("wrong secret", app.ping(Some(&format!("Bearer {}.{}", good.key_id, other_secret()))).await),
         ("revoked", app.ping(Some(&revoked.bearer())).await),

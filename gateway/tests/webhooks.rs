@@ -187,7 +187,10 @@ async fn changes_while_a_hint_waits_merge_and_a_change_in_flight_leaves_a_succes
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     world.app.update_booking(&operator, &reference, &serde_json::json!({"status": "cancelled"})).await;
-    let hints = world.app.wait_for_hints(&reference, SETTLE, |h| h.len() == 2 && h.iter().all(|h| h.state == "delivered")).await;
+    let hints = world
+        .app
+        .wait_for_hints(&reference, SETTLE, |h| h.len() == 2 && h.iter().all(|h| h.state == "delivered"))
+        .await;
     assert_eq!(hints, [hint("delivered", 1, Some(204), None), hint("delivered", 1, Some(204), None)]);
     assert_eq!(world.receiver.received().len(), 2, "the burst was one POST; the change in flight another");
     worker.stop().await;
@@ -247,7 +250,11 @@ async fn a_slow_endpoint_of_one_operator_never_delays_another_operators_hints() 
     let reference = world.app.record_hooked_booking(&quick).await;
     world.app.wait_for_hints(&reference, SETTLE, |h| h.iter().all(|h| h.state == "delivered")).await;
     assert!(started.elapsed() < Duration::from_secs(2), "the other operator waited {:?}", started.elapsed());
-    assert_eq!(world.receiver.received_at("/delay/4000").len(), 2, "the slow operator has two attempts under way, not more");
+    assert_eq!(
+        world.receiver.received_at("/delay/4000").len(),
+        2,
+        "the slow operator has two attempts under way, not more"
+    );
     worker.stop().await;
 }
 
@@ -289,7 +296,10 @@ async fn a_worker_whose_role_cannot_claim_hints_refuses_to_start_but_an_unreacha
     let refused = worker(&database, "ingest_gateway").check_role().await.unwrap_err();
     assert_eq!(refused, "webhook worker: ingest_gateway may not call the webhook.* functions (WEBHOOK_DATABASE_ROLE)");
     let refused = worker(&database, "no_such_role").check_role().await.unwrap_err();
-    assert!(refused.starts_with("webhook worker: the login of WEBHOOK_DATABASE_URL cannot take the role no_such_role"), "{refused}");
+    assert!(
+        refused.starts_with("webhook worker: the login of WEBHOOK_DATABASE_URL cannot take the role no_such_role"),
+        "{refused}"
+    );
     let unreachable = format!("postgres://postgres@127.0.0.1:{}/nowhere", common::free_port());
     assert_eq!(worker(&unreachable, "webhook_worker").check_role().await, Ok(()));
 }

@@ -19,33 +19,33 @@ use ipnet::{IpNet, Ipv4Net, Ipv6Net};
 
 /// IPv4 special-purpose blocks (each registry entry, or the block that contains it), and multicast.
 const IPV4_NOT_PUBLIC: &[(Ipv4Addr, u8)] = &[
-    (Ipv4Addr::new(0, 0, 0, 0), 8),        // "this network" (RFC 791), incl. 0.0.0.0/32
-    (Ipv4Addr::new(10, 0, 0, 0), 8),       // private-use (RFC 1918)
-    (Ipv4Addr::new(100, 64, 0, 0), 10),    // shared address space, CGNAT (RFC 6598)
-    (Ipv4Addr::new(127, 0, 0, 0), 8),      // loopback (RFC 1122)
-    (Ipv4Addr::new(169, 254, 0, 0), 16),   // link-local (RFC 3927)
-    (Ipv4Addr::new(172, 16, 0, 0), 12),    // private-use (RFC 1918)
-    (Ipv4Addr::new(192, 0, 0, 0), 24),     // IETF protocol assignments, DS-Lite, PCP/TURN anycast, NAT64 discovery (RFC 6890 …)
-    (Ipv4Addr::new(192, 0, 2, 0), 24),     // documentation TEST-NET-1 (RFC 5737)
-    (Ipv4Addr::new(192, 31, 196, 0), 24),  // AS112-v4 (RFC 7535)
-    (Ipv4Addr::new(192, 52, 193, 0), 24),  // AMT (RFC 7450)
-    (Ipv4Addr::new(192, 88, 99, 0), 24),   // deprecated 6to4 relay anycast (RFC 7526)
-    (Ipv4Addr::new(192, 168, 0, 0), 16),   // private-use (RFC 1918)
-    (Ipv4Addr::new(192, 175, 48, 0), 24),  // direct delegation AS112 service (RFC 7534)
-    (Ipv4Addr::new(198, 18, 0, 0), 15),    // benchmarking (RFC 2544)
-    (Ipv4Addr::new(198, 51, 100, 0), 24),  // documentation TEST-NET-2 (RFC 5737)
-    (Ipv4Addr::new(203, 0, 113, 0), 24),   // documentation TEST-NET-3 (RFC 5737)
-    (Ipv4Addr::new(224, 0, 0, 0), 4),      // multicast (RFC 5771)
-    (Ipv4Addr::new(240, 0, 0, 0), 4),      // reserved (RFC 1112), incl. limited broadcast 255.255.255.255/32
+    (Ipv4Addr::new(0, 0, 0, 0), 8),       // "this network" (RFC 791), incl. 0.0.0.0/32
+    (Ipv4Addr::new(10, 0, 0, 0), 8),      // private-use (RFC 1918)
+    (Ipv4Addr::new(100, 64, 0, 0), 10),   // shared address space, CGNAT (RFC 6598)
+    (Ipv4Addr::new(127, 0, 0, 0), 8),     // loopback (RFC 1122)
+    (Ipv4Addr::new(169, 254, 0, 0), 16),  // link-local (RFC 3927)
+    (Ipv4Addr::new(172, 16, 0, 0), 12),   // private-use (RFC 1918)
+    (Ipv4Addr::new(192, 0, 0, 0), 24), // IETF protocol assignments, DS-Lite, PCP/TURN anycast, NAT64 discovery (RFC 6890 …)
+    (Ipv4Addr::new(192, 0, 2, 0), 24), // documentation TEST-NET-1 (RFC 5737)
+    (Ipv4Addr::new(192, 31, 196, 0), 24), // AS112-v4 (RFC 7535)
+    (Ipv4Addr::new(192, 52, 193, 0), 24), // AMT (RFC 7450)
+    (Ipv4Addr::new(192, 88, 99, 0), 24), // deprecated 6to4 relay anycast (RFC 7526)
+    (Ipv4Addr::new(192, 168, 0, 0), 16), // private-use (RFC 1918)
+    (Ipv4Addr::new(192, 175, 48, 0), 24), // direct delegation AS112 service (RFC 7534)
+    (Ipv4Addr::new(198, 18, 0, 0), 15), // benchmarking (RFC 2544)
+    (Ipv4Addr::new(198, 51, 100, 0), 24), // documentation TEST-NET-2 (RFC 5737)
+    (Ipv4Addr::new(203, 0, 113, 0), 24), // documentation TEST-NET-3 (RFC 5737)
+    (Ipv4Addr::new(224, 0, 0, 0), 4),  // multicast (RFC 5771)
+    (Ipv4Addr::new(240, 0, 0, 0), 4),  // reserved (RFC 1112), incl. limited broadcast 255.255.255.255/32
 ];
 
 /// IPv6 special-purpose blocks inside 2000::/3 (everything outside it is refused as a whole).
 const IPV6_GLOBAL_NOT_PUBLIC: &[(Ipv6Addr, u8)] = &[
-    (Ipv6Addr::new(0x2001, 0, 0, 0, 0, 0, 0, 0), 23),        // IETF protocol assignments: TEREDO, benchmarking, ORCHIDv2, AMT, AS112, … (RFC 2928 …)
-    (Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, 0), 32),    // documentation (RFC 3849)
-    (Ipv6Addr::new(0x2002, 0, 0, 0, 0, 0, 0, 0), 16),        // 6to4 (RFC 3056)
+    (Ipv6Addr::new(0x2001, 0, 0, 0, 0, 0, 0, 0), 23), // IETF protocol assignments: TEREDO, benchmarking, ORCHIDv2, AMT, AS112, … (RFC 2928 …)
+    (Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, 0), 32), // documentation (RFC 3849)
+    (Ipv6Addr::new(0x2002, 0, 0, 0, 0, 0, 0, 0), 16), // 6to4 (RFC 3056)
     (Ipv6Addr::new(0x2620, 0x4f, 0x8000, 0, 0, 0, 0, 0), 48), // direct delegation AS112 service (RFC 7534)
-    (Ipv6Addr::new(0x3fff, 0, 0, 0, 0, 0, 0, 0), 20),        // documentation (RFC 9637)
+    (Ipv6Addr::new(0x3fff, 0, 0, 0, 0, 0, 0, 0), 20), // documentation (RFC 9637)
 ];
 
 /// Where the IPv4 address an IPv6 address carries is the one that counts.
@@ -91,7 +91,9 @@ impl AddressPolicy {
             .split(',')
             .map(str::trim)
             .filter(|range| !range.is_empty())
-            .map(|range| range.parse::<IpNet>().map_err(|_| format!("WEBHOOK_PUBLIC_RANGES: not a CIDR range: {range:?}")))
+            .map(|range| {
+                range.parse::<IpNet>().map_err(|_| format!("WEBHOOK_PUBLIC_RANGES: not a CIDR range: {range:?}"))
+            })
             .collect::<Result<_, _>>()?;
         Ok(AddressPolicy { also_public })
     }
@@ -147,16 +149,53 @@ mod tests {
     #[test]
     fn ipv6_outside_global_unicast_and_every_special_block_inside_it_are_refused() {
         for refused in [
-            "::", "::1", "::2", "100::", "100::ffff", "100:0:0:1::1", "64:ff9b:1::1", "fc00::1", "fdff::1",
-            "fe80::1", "febf::1", "fec0::1", "ff02::1", "ff0e::1", "1fff:ffff::1", "4000::1", "5f00::1",
-            "2001::", "2001::1", "2001:1::1", "2001:2::1", "2001:3::1", "2001:4:112::1", "2001:20::1",
-            "2001:1ff:ffff::1", "2001:db8::1", "2001:db8:ffff::1", "2002::1", "2002:c000:0201::1",
-            "2620:4f:8000::1", "3fff::1", "3fff:fff:ffff::1",
+            "::",
+            "::1",
+            "::2",
+            "100::",
+            "100::ffff",
+            "100:0:0:1::1",
+            "64:ff9b:1::1",
+            "fc00::1",
+            "fdff::1",
+            "fe80::1",
+            "febf::1",
+            "fec0::1",
+            "ff02::1",
+            "ff0e::1",
+            "1fff:ffff::1",
+            "4000::1",
+            "5f00::1",
+            "2001::",
+            "2001::1",
+            "2001:1::1",
+            "2001:2::1",
+            "2001:3::1",
+            "2001:4:112::1",
+            "2001:20::1",
+            "2001:1ff:ffff::1",
+            "2001:db8::1",
+            "2001:db8:ffff::1",
+            "2002::1",
+            "2002:c000:0201::1",
+            "2620:4f:8000::1",
+            "3fff::1",
+            "3fff:fff:ffff::1",
         ] {
             assert!(!public(refused), "{refused} must be refused");
         }
-        for allowed in ["2000::1", "2001:200::1", "2001:db7:ffff::1", "2001:db9::1", "2003::1", "2620:4f:7fff::1",
-                        "2620:4f:8001::1", "2a00:1450:4001::1", "3ffe:ffff::1", "3fff:1000::1"] {
+        for allowed in [
+            "2000::1",
+            "2001:200::1",
+            "2001:db7:ffff::1",
+            "2001:db9::1",
+            "2003::1",
+            "2620:4f:7fff::1",
+            "2620:4f:8001::1",
+            "2a00:1450:4001::1",
+            "3ffe:ffff::1",
+            "3fff:1000::1",
+        ] {
             assert!(public(allowed), "{allowed} is public");
         }
     }
@@ -165,11 +204,31 @@ mod tests {
     fn every_ipv6_special_block_is_refused_at_both_edges_and_its_neighbours_are_public() {
         // (first, last, the address just below, the address just above)
         let blocks = [
-            ("2001::", "2001:1ff:ffff:ffff:ffff:ffff:ffff:ffff", "2000:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "2001:200::"),
-            ("2001:db8::", "2001:db8:ffff:ffff:ffff:ffff:ffff:ffff", "2001:db7:ffff:ffff:ffff:ffff:ffff:ffff", "2001:db9::"),
+            (
+                "2001::",
+                "2001:1ff:ffff:ffff:ffff:ffff:ffff:ffff",
+                "2000:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
+                "2001:200::",
+            ),
+            (
+                "2001:db8::",
+                "2001:db8:ffff:ffff:ffff:ffff:ffff:ffff",
+                "2001:db7:ffff:ffff:ffff:ffff:ffff:ffff",
+                "2001:db9::",
+            ),
             ("2002::", "2002:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "2001:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "2003::"),
-            ("2620:4f:8000::", "2620:4f:8000:ffff:ffff:ffff:ffff:ffff", "2620:4f:7fff:ffff:ffff:ffff:ffff:ffff", "2620:4f:8001::"),
-            ("3fff::", "3fff:fff:ffff:ffff:ffff:ffff:ffff:ffff", "3ffe:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "3fff:1000::"),
+            (
+                "2620:4f:8000::",
+                "2620:4f:8000:ffff:ffff:ffff:ffff:ffff",
+                "2620:4f:7fff:ffff:ffff:ffff:ffff:ffff",
+                "2620:4f:8001::",
+            ),
+            (
+                "3fff::",
+                "3fff:fff:ffff:ffff:ffff:ffff:ffff:ffff",
+                "3ffe:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
+                "3fff:1000::",
+            ),
         ];
         for (first, last, below, above) in blocks {
             assert!(!public(first), "{first} must be refused");
@@ -186,8 +245,15 @@ mod tests {
 
     #[test]
     fn ipv4_mapped_and_nat64_forms_are_judged_by_the_ipv4_address_they_carry() {
-        for refused in ["::ffff:127.0.0.1", "::ffff:10.1.2.3", "::ffff:169.254.169.254", "64:ff9b::10.0.0.1",
-                        "64:ff9b::127.0.0.1", "64:ff9b::192.168.1.1", "::ffff:0.0.0.0"] {
+        for refused in [
+            "::ffff:127.0.0.1",
+            "::ffff:10.1.2.3",
+            "::ffff:169.254.169.254",
+            "64:ff9b::10.0.0.1",
+            "64:ff9b::127.0.0.1",
+            "64:ff9b::192.168.1.1",
+            "::ffff:0.0.0.0",
+        ] {
             assert!(!public(refused), "{refused} must be refused");
         }
         for allowed in ["::ffff:8.8.8.8", "64:ff9b::8.8.8.8"] {
@@ -195,8 +261,14 @@ mod tests {
         }
         // The deprecated IPv4-compatible form is outside 2000::/3 and refused whatever it carries, and
         // so are the neighbours of the two carrying prefixes, and local-use NAT64 (RFC 8215).
-        for refused in ["::8.8.8.8", "::fffe:808:808", "::1:0:808:808", "64:ff9a:ffff:ffff:ffff:ffff:808:808",
-                        "64:ff9b:0:0:0:1:808:808", "64:ff9b:1::808:808"] {
+        for refused in [
+            "::8.8.8.8",
+            "::fffe:808:808",
+            "::1:0:808:808",
+            "64:ff9a:ffff:ffff:ffff:ffff:808:808",
+            "64:ff9b:0:0:0:1:808:808",
+            "64:ff9b:1::808:808",
+        ] {
             assert!(!public(refused), "{refused} must be refused");
         }
     }

@@ -114,7 +114,9 @@ impl Sender {
         let outcome = match sender.send_request(request).await {
             // The status line is all that counts; the body is never read. A status outside
             // 100-599 is no HTTP answer the database can judge: a failed connection.
-            Ok(response) if (100..=599).contains(&response.status().as_u16()) => Outcome::Answered(response.status().as_u16()),
+            Ok(response) if (100..=599).contains(&response.status().as_u16()) => {
+                Outcome::Answered(response.status().as_u16())
+            }
             Ok(_) => Outcome::Failed(Failure::ConnectionFailed),
             Err(_) => Outcome::Failed(Failure::ConnectionFailed),
         };
@@ -198,7 +200,15 @@ mod tests {
         .collect();
         assert_eq!(
             reasons,
-            ["timeout", "connection_refused", "connection_failed", "tls_failed", "dns_failed", "unresolvable", "private_address"]
+            [
+                "timeout",
+                "connection_refused",
+                "connection_failed",
+                "tls_failed",
+                "dns_failed",
+                "unresolvable",
+                "private_address"
+            ]
         );
     }
 }

@@ -166,9 +166,14 @@ pub fn json_headers(credential: &Credential) -> HeaderMap {
 
 impl Http {
     /// PUT /v1/lots/<segment>?<query> with a JSON body and the credential.
-    pub async fn put_lot_query(&self, credential: &Credential, segment: &str, query: &str, body: &Value) -> TestResponse {
-        self.request(http::Method::PUT, &lot_path(segment, query), json_headers(credential), body.to_string())
-            .await
+    pub async fn put_lot_query(
+        &self,
+        credential: &Credential,
+        segment: &str,
+        query: &str,
+        body: &Value,
+    ) -> TestResponse {
+        self.request(http::Method::PUT, &lot_path(segment, query), json_headers(credential), body.to_string()).await
     }
 }
 
@@ -179,7 +184,13 @@ impl TestApp {
     }
 
     /// As [`TestApp::put_lot`] with a query string (e.g. `dry_run=true`).
-    pub async fn put_lot_query(&self, credential: &Credential, segment: &str, query: &str, body: &Value) -> TestResponse {
+    pub async fn put_lot_query(
+        &self,
+        credential: &Credential,
+        segment: &str,
+        query: &str,
+        body: &Value,
+    ) -> TestResponse {
         self.http().put_lot_query(credential, segment, query, body).await
     }
 
@@ -234,17 +245,15 @@ impl TestApp {
 
     /// The console's listing status of a lot (review_state, timezone_confirmed, …).
     pub async fn listing_status(&self, operator: &Operator, external_id: &str) -> Value {
-        let rows = self
-            .as_console(operator, "SELECT console.lot_listing_status($1)", &[&external_id.to_string()])
-            .await;
+        let rows =
+            self.as_console(operator, "SELECT console.lot_listing_status($1)", &[&external_id.to_string()]).await;
         rows[0].get(0)
     }
 
     /// Submits the lot for review in the console (review `pending`).
     pub async fn submit_for_review(&self, operator: &Operator, external_id: &str) {
-        let rows = self
-            .as_console(operator, "SELECT console.lot_submit_for_review($1)", &[&external_id.to_string()])
-            .await;
+        let rows =
+            self.as_console(operator, "SELECT console.lot_submit_for_review($1)", &[&external_id.to_string()]).await;
         let status: Value = rows[0].get(0);
         assert_eq!(status["review_state"], "pending", "{status}");
     }

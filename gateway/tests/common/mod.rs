@@ -199,10 +199,7 @@ pub async fn wait_for_sessions_blocked_by(database_url: &str, holder_pid: i32, c
     let observer = connect(database_url).await;
     for _ in 0..500 {
         let blocked: i64 = observer
-            .query_one(
-                "SELECT count(*) FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))",
-                &[&holder_pid],
-            )
+            .query_one("SELECT count(*) FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))", &[&holder_pid])
             .await
             .expect("reading pg_stat_activity")
             .get(0);
@@ -363,31 +360,21 @@ impl TestApp {
     pub async fn make_operator(&self) -> Operator {
         let db = self.superuser().await;
         let owner = Uuid::new_v4();
-        db.execute(
-            "SELECT platform.user_upsert($1, $2, false)",
-            &[&owner, &format!("owner-{owner}@test.invalid")],
-        )
-        .await
-        .expect("platform.user_upsert");
+        db.execute("SELECT platform.user_upsert($1, $2, false)", &[&owner, &format!("owner-{owner}@test.invalid")])
+            .await
+            .expect("platform.user_upsert");
         let name = format!("Test operator {}", Uuid::new_v4());
         let id: Uuid = db
             .query_one("SELECT platform.operator_create($1, 'EUR')", &[&name])
             .await
             .expect("platform.operator_create")
             .get(0);
-        db.execute("SELECT platform.member_set($1, $2, 'owner')", &[&id, &owner])
-            .await
-            .expect("platform.member_set");
+        db.execute("SELECT platform.member_set($1, $2, 'owner')", &[&id, &owner]).await.expect("platform.member_set");
         Operator { id, owner }
     }
 
     /// Issues a credential as the operator's owner, through the console function.
-    pub async fn issue(
-        &self,
-        operator: &Operator,
-        scopes: &[&str],
-        expires_in_days: Option<i32>,
-    ) -> Credential {
+    pub async fn issue(&self, operator: &Operator, scopes: &[&str], expires_in_days: Option<i32>) -> Credential {
         let scopes: Vec<String> = scopes.iter().map(|s| s.to_string()).collect();
         let label = "black-box test".to_string();
         let rows = self
@@ -418,9 +405,8 @@ impl TestApp {
 
     /// Revokes through the console function (the answer row must say `revoked`).
     pub async fn revoke(&self, operator: &Operator, credential: &Credential) {
-        let rows = self
-            .as_console(operator, "SELECT state FROM console.api_credential_revoke($1)", &[&credential.id])
-            .await;
+        let rows =
+            self.as_console(operator, "SELECT state FROM console.api_credential_revoke($1)", &[&credential.id]).await;
         assert_eq!(rows.len(), 1, "api_credential_revoke answers the revoked row");
         assert_eq!(rows[0].get::<_, String>(0), "revoked");
     }
@@ -487,8 +473,7 @@ impl TestApp {
         let mut db = self.superuser().await;
         let transaction = db.transaction().await.unwrap();
         transaction.batch_execute("SET LOCAL ROLE authenticated").await.unwrap();
-        let claims =
-            serde_json::json!({ "sub": operator.owner.to_string(), "role": "authenticated" }).to_string();
+        let claims = serde_json::json!({ "sub": operator.owner.to_string(), "role": "authenticated" }).to_string();
         let headers = serde_json::json!({ "x-tenant-id": operator.id.to_string() }).to_string();
         transaction
             .execute(
@@ -564,8 +549,7 @@ impl Http {
     }
 
     pub async fn ping(&self, authorization: Option<&str>) -> TestResponse {
-        let headers: Vec<(&str, &str)> =
-            authorization.map(|value| ("authorization", value)).into_iter().collect();
+        let headers: Vec<(&str, &str)> = authorization.map(|value| ("authorization", value)).into_iter().collect();
         self.get("/v1/ping", &headers).await
     }
 
@@ -628,7 +612,9 @@ pub async fn read_raw_answer(stream: &mut tokio::net::TcpStream) -> Option<Strin
         if let Some(head_end) = text.find("\r\n\r\n") {
             let length: usize = text[..head_end]
                 .lines()
-                .find_map(|line| line.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse().unwrap()))
+                .find_map(|line| {
+                    line.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse().unwrap())
+                })
                 .unwrap_or(0);
             if received.len() >= head_end + 4 + length {
                 return Some(text);
@@ -753,8 +739,7 @@ impl PrivateCluster {
     /// initdb (not started), with `extra_conf` appended to postgresql.conf.
     pub async fn create_with(extra_conf: &str) -> PrivateCluster {
         let extra_conf = extra_conf.to_string();
-        let bin =
-            PathBuf::from(std::env::var("PG_BIN").unwrap_or_else(|_| "/usr/lib/postgresql/15/bin".into()));
+        let bin = PathBuf::from(std::env::var("PG_BIN").unwrap_or_else(|_| "/usr/lib/postgresql/15/bin".into()));
         let dir = std::env::temp_dir().join(format!("gw-pg-{}", Uuid::new_v4().simple()));
         let port = free_port();
         let cluster = PrivateCluster { dir, port, bin };
@@ -764,12 +749,20 @@ impl PrivateCluster {
             if running_as_root() {
                 run(Command::new("chown").arg("postgres:").arg(&dir));
                 let reachable = as_owner(Path::new("test")).arg("-w").arg(&dir).status().is_ok_and(|s| s.success());
-                assert!(reachable, "the postgres OS user cannot write {} (set TMPDIR to a folder it can reach)", dir.display());
+                assert!(
+                    reachable,
+                    "the postgres OS user cannot write {} (set TMPDIR to a folder it can reach)",
+                    dir.display()
+                );
             }
-            run(as_owner(&bin.join("initdb"))
-                .arg("-D")
-                .arg(dir.join("data"))
-                .args(["-U", "postgres", "--auth=trust", "--encoding=UTF8", "--locale=C.UTF-8", "--no-sync"]));
+            run(as_owner(&bin.join("initdb")).arg("-D").arg(dir.join("data")).args([
+                "-U",
+                "postgres",
+                "--auth=trust",
+                "--encoding=UTF8",
+                "--locale=C.UTF-8",
+                "--no-sync",
+            ]));
             // fsync off (no test survives an OS crash), but commits stay synchronous: a crash
             // (immediate stop) must not lose a committed fixture.
             let conf = format!(

@@ -107,7 +107,8 @@ impl Receiver {
                     // A client that refuses our certificate ends here.
                     let Ok(tls) = acceptor.accept(stream).await else { return };
                     let service = service_fn(move |request| answer(request, kept.clone()));
-                    let _ = hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(tls), service).await;
+                    let _ =
+                        hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(tls), service).await;
                 });
             }
         });
@@ -130,7 +131,10 @@ impl Drop for Receiver {
     }
 }
 
-async fn answer(request: Request<Incoming>, kept: Arc<Mutex<Vec<Received>>>) -> Result<Response<Full<Bytes>>, Infallible> {
+async fn answer(
+    request: Request<Incoming>,
+    kept: Arc<Mutex<Vec<Received>>>,
+) -> Result<Response<Full<Bytes>>, Infallible> {
     let (parts, body) = request.into_parts();
     let body = body.collect().await.map(|collected| collected.to_bytes()).unwrap_or_default();
     let target = parts.uri.path_and_query().map(|pq| pq.as_str().to_string()).unwrap_or_default();
@@ -209,7 +213,8 @@ impl RunningWorker {
         resolver: FixedResolver,
         policy: AddressPolicy,
     ) -> RunningWorker {
-        let wiring = WorkerWiring { resolver: Arc::new(resolver), extra_roots: vec![authority.root.clone()], port, policy };
+        let wiring =
+            WorkerWiring { resolver: Arc::new(resolver), extra_roots: vec![authority.root.clone()], port, policy };
         let logs = Arc::new(Mutex::new(Vec::new()));
         let worker = Worker::new(worker_settings(database_url), wiring, LogSink::Memory(logs.clone())).unwrap();
         let (stop, stopped) = oneshot::channel::<()>();
@@ -262,7 +267,8 @@ impl TestApp {
     pub async fn webhook_operator(&self, url: &str) -> (Operator, String) {
         let operator = self.make_operator().await;
         let credential = self.issue(&operator, &["write_supply"], None).await;
-        let lot = json!({"name": "Hooked lot", "timezone": "Europe/London", "handover": "self", "online_bookable": true});
+        let lot =
+            json!({"name": "Hooked lot", "timezone": "Europe/London", "handover": "self", "online_bookable": true});
         let response = self.put_lot(&credential, "lot-1", &lot).await;
         assert_eq!(response.status.as_u16(), 201, "{}", response.text());
         let secret = format!("whsec_{}", Uuid::new_v4().simple().to_string().repeat(2));
@@ -271,7 +277,9 @@ impl TestApp {
     }
 
     pub async fn register_webhook(&self, operator: &Operator, url: &str, secret: &str) {
-        let rows = self.as_console(operator, "SELECT id FROM console.webhook_endpoint_register($1, $2)", &[&url, &secret]).await;
+        let rows = self
+            .as_console(operator, "SELECT id FROM console.webhook_endpoint_register($1, $2)", &[&url, &secret])
+            .await;
         assert_eq!(rows.len(), 1);
     }
 
@@ -282,7 +290,8 @@ impl TestApp {
 
     /// A booking on `lot-1`; answers its reference.
     pub async fn record_hooked_booking(&self, operator: &Operator) -> String {
-        self.record(operator, &super::bookings::minimal_booking("lot-1", "2026-08-01T10:00:00", "2026-08-03T10:00:00")).await
+        self.record(operator, &super::bookings::minimal_booking("lot-1", "2026-08-01T10:00:00", "2026-08-03T10:00:00"))
+            .await
     }
 
     /// Every hint of a booking, oldest first.
@@ -326,7 +335,12 @@ impl TestApp {
     }
 
     /// Waits (at most `limit`) until the booking's hints satisfy `done`; answers them.
-    pub async fn wait_for_hints(&self, reference: &str, limit: Duration, done: impl Fn(&[HintRow]) -> bool) -> Vec<HintRow> {
+    pub async fn wait_for_hints(
+        &self,
+        reference: &str,
+        limit: Duration,
+        done: impl Fn(&[HintRow]) -> bool,
+    ) -> Vec<HintRow> {
         let started = std::time::Instant::now();
         loop {
             let hints = self.hints_of(reference).await;
