@@ -90,7 +90,7 @@ impl Database {
                 if let PoolError::Backend(cause) = &error {
                     // A connection attempt failed: the request line only says so, this says why
                     // (a refused certificate, a pg_hba refusal); no secret is in it.
-                    tracing::warn!(reason = %self.link.explain(cause), "cannot connect to the database");
+                    tracing::warn!(reason = %self.link.explain_for_log(cause), "cannot connect to the database");
                 }
                 if unreachable(&error) {
                     self.backoff.failed(std::time::Instant::now(), jitter());

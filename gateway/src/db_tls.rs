@@ -116,14 +116,27 @@ impl DatabaseLink {
         Ok(DatabaseLink { config, tls: MakeRustlsConnect::new(tls), mode })
     }
 
-    /// One connection; on failure, what went wrong in words (see [`DatabaseLink::explain`]).
-    pub async fn connect(&self) -> Result<(tokio_postgres::Client, Connection), String> {
-        self.config.connect(self.tls.clone()).await.map_err(|error| self.explain(&error))
+    /// One connection (a failure is put in words by [`DatabaseLink::explain`] or
+    /// [`DatabaseLink::explain_for_log`]).
+    pub async fn connect(&self) -> Result<(tokio_postgres::Client, Connection), tokio_postgres::Error> {
+        self.config.connect(self.tls.clone()).await
     }
 
     /// A connection error in words an operator can act on: tokio-postgres's own display leaves the
     /// cause out ("db error", "error performing TLS handshake"). None of it quotes the password.
+    /// It holds the server's own message: for `migrate`'s answer to the person running it, never for
+    /// a log line (see [`DatabaseLink::explain_for_log`]).
     pub fn explain(&self, error: &tokio_postgres::Error) -> String {
+        self.explanation(error, true)
+    }
+
+    /// [`DatabaseLink::explain`] without the server's message (a log line carries no database
+    /// message): its SQLSTATE, and our own hint where we have one.
+    pub fn explain_for_log(&self, error: &tokio_postgres::Error) -> String {
+        self.explanation(error, false)
+    }
+
+    fn explanation(&self, error: &tokio_postgres::Error, with_server_message: bool) -> String {
         let Some(db) = error.as_db_error() else {
             let mut text = error.to_string();
             let mut source = std::error::Error::source(error);
@@ -140,7 +153,10 @@ impl DatabaseLink {
             }
             return text;
         };
-        let mut text = format!("{}: {} (SQLSTATE {})", db.severity(), db.message(), db.code().code());
+        let mut text = match with_server_message {
+            true => format!("{}: {} (SQLSTATE {})", db.severity(), db.message(), db.code().code()),
+            false => format!("the server refused the connection (SQLSTATE {})", db.code().code()),
+        };
         if self.mode == SslMode::Disable && db.code().code() == "28000" && db.message().ends_with("no encryption") {
             text.push_str(
                 "; the server takes TLS connections only, and sslmode=disable sends none: \

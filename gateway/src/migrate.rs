@@ -21,7 +21,7 @@ pub const MIGRATION_LOCK: i64 = 0x696e_6765_7374_6d67;
 pub async fn run(database_url: &str) -> Result<(), String> {
     let link = DatabaseLink::parse(database_url, "DATABASE_URL")?;
     let (mut client, connection) =
-        link.connect().await.map_err(|reason| format!("cannot connect to the database: {reason}"))?;
+        link.connect().await.map_err(|error| format!("cannot connect to the database: {}", link.explain(&error)))?;
     let connection = tokio::spawn(connection);
 
     client

@@ -97,7 +97,8 @@ impl Drop for TlsCluster {
 
 /// Connects as the gateway would; answers whether the session is encrypted, or why it failed.
 async fn session_is_tls(url: &str) -> Result<bool, String> {
-    let (client, connection) = DatabaseLink::parse(url, "DATABASE_URL")?.connect().await?;
+    let link = DatabaseLink::parse(url, "DATABASE_URL")?;
+    let (client, connection) = link.connect().await.map_err(|error| link.explain(&error))?;
     tokio::spawn(connection);
     let row = client
         .query_one("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()", &[])
@@ -230,4 +231,13 @@ async fn weaker_modes_do_what_libpq_does_and_disable_fails_with_a_clear_message(
     );
     assert!(stderr.contains("sslmode=disable sends none"), "{stderr}");
     assert!(!stderr.contains(PASSWORD), "{stderr}");
+    // What a log line of the gateway or the worker says: the SQLSTATE and the hint, not the
+    // server's message.
+    let link = DatabaseLink::parse(&disable, "DATABASE_URL").unwrap();
+    let error = link.connect().await.err().expect("refused");
+    assert_eq!(
+        link.explain_for_log(&error),
+        "the server refused the connection (SQLSTATE 28000); the server takes TLS connections only, and \
+         sslmode=disable sends none: use sslmode=verify-full with sslrootcert (see the README)"
+    );
 }

@@ -132,7 +132,8 @@ impl Worker {
     pub async fn check_role(&self) -> Result<(), String> {
         let (client, connection) = match self.database.connect().await {
             Ok(pair) => pair,
-            Err(reason) => {
+            Err(error) => {
+                let reason = self.database.explain_for_log(&error);
                 tracing::warn!(reason, "webhook worker: cannot check its role now (the database cannot be reached)");
                 return Ok(());
             }
@@ -162,7 +163,8 @@ impl Worker {
     async fn connect(&self) -> Option<Client> {
         let (client, connection) = match self.database.connect().await {
             Ok(pair) => pair,
-            Err(reason) => {
+            Err(error) => {
+                let reason = self.database.explain_for_log(&error);
                 tracing::warn!(reason, "webhook worker: cannot connect to the database");
                 return None;
             }

@@ -175,7 +175,8 @@ pub fn with_database(url: &str, database: &str) -> String {
 /// and `sslrootcert` count, as for the gateway (`gateway::db_tls`).
 pub async fn connect(url: &str) -> tokio_postgres::Client {
     let link = DatabaseLink::parse(url, "the test URL").unwrap_or_else(|e| panic!("{e}"));
-    let (client, connection) = link.connect().await.unwrap_or_else(|e| panic!("connecting to {url}: {e}"));
+    let (client, connection) =
+        link.connect().await.unwrap_or_else(|e| panic!("connecting to {url}: {}", link.explain(&e)));
     tokio::spawn(async move {
         let _ = connection.await;
     });
