@@ -75,4 +75,4 @@ test-contract:
 
 # The parser property tests with many more cases than make test runs.
 fuzz:
-	PROPTEST_CASES=200000 cargo test --locked --release --test parsers_fuzz
+	PROPTEST_CASES=200000 cargo test --locked --release --test integration parsers_fuzz

@@ -9,14 +9,12 @@
 //! The uniform 401 of a lot that is not the caller's (and missing scopes) is `unauthorized.rs`; the
 //! write log line is `logging.rs`.
 
-mod common;
-
 use http::Method;
 use serde_json::{json, Value};
 
-use common::lots::{full_lot, json_headers, minimal_lot, padded, raw_exchange, raw_put_head};
-use common::supply::{assert_rates_result, range, rates_read_form, ALL_RATES_CHANGED};
-use common::{header_map, Credential, Operator, TestApp, TestResponse};
+use crate::common::lots::{full_lot, json_headers, minimal_lot, padded, raw_exchange, raw_put_head};
+use crate::common::supply::{assert_rates_result, range, rates_read_form, ALL_RATES_CHANGED};
+use crate::common::{header_map, Credential, Operator, TestApp, TestResponse};
 
 const RATES_ALLOW: &str = "PUT, OPTIONS";
 const KIB_64: usize = 64 * 1024;
@@ -666,7 +664,7 @@ async fn the_path_id_is_percent_decoded_and_each_operator_has_its_own_envelope_u
     assert_eq!(app.listed_rates(&credential, "a/b é").await, rates_read_form("7.00", "7.00", "7.00"));
     // The literal segment is another id.
     let response = app.put_rates(&credential, "a%252Fb", "", &json!({ "fixed_price": "7" })).await;
-    common::assert_uniform_401(&response);
+    crate::common::assert_uniform_401(&response);
 
     // Another operator's lot under the same id has an envelope of its own.
     let other = app.make_operator().await;

@@ -8,15 +8,13 @@
 //! waiters race each other, and exactly one wins). Separate credentials keep the credential's
 //! `last_used_at` row out of the picture: waiting there would not be the race under test.
 
-mod common;
-
 use std::collections::BTreeMap;
 
 use http::StatusCode;
 use serde_json::{json, Value};
 
-use common::lots::{assert_write_result, minimal_lot, ALL_CHANGED};
-use common::{backend_pid, wait_for_sessions_blocked_by, Credential, Operator, TestApp, TestResponse};
+use crate::common::lots::{assert_write_result, minimal_lot, ALL_CHANGED};
+use crate::common::{backend_pid, wait_for_sessions_blocked_by, Credential, Operator, TestApp, TestResponse};
 
 /// A write_supply + read_supply credential of the operator.
 async fn writer(app: &TestApp, operator: &Operator) -> Credential {

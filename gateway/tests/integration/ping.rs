@@ -1,10 +1,8 @@
 //! GET /ping: a valid credential answers 200 with ok, key_id, scopes and server_time.
 
-mod common;
-
 use std::time::{Duration, SystemTime};
 
-use common::{TestApp, ALL_SCOPES};
+use crate::common::{TestApp, ALL_SCOPES};
 use serde_json::{json, Value};
 use time::format_description::well_known::Rfc3339;
 use time::{OffsetDateTime, UtcOffset};

@@ -1,15 +1,13 @@
 //! Webhook hints end to end: a booking change, the worker, a local HTTPS receiver. Each test has a
 //! database of its own (a worker claims every operator's hints, so tests must not share one).
 
-mod common;
-
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
-use common::webhooks::{loopback_is_public, FixedResolver, HintRow, Receiver, RunningWorker, TestAuthority};
-use common::{create_database, TestApp};
+use crate::common::webhooks::{loopback_is_public, FixedResolver, HintRow, Receiver, RunningWorker, TestAuthority};
+use crate::common::{create_database, TestApp};
 use gateway::webhooks::address::AddressPolicy;
 use gateway::webhooks::resolve::Lookup;
 
@@ -276,7 +274,7 @@ async fn an_answer_within_the_five_seconds_is_delivered() {
 async fn a_worker_whose_role_cannot_claim_hints_refuses_to_start_but_an_unreachable_database_does_not() {
     use std::sync::Arc;
 
-    use common::webhooks::worker_settings;
+    use crate::common::webhooks::worker_settings;
     use gateway::telemetry::LogSink;
     use gateway::webhooks::worker::{Worker, WorkerWiring};
 
@@ -300,6 +298,6 @@ async fn a_worker_whose_role_cannot_claim_hints_refuses_to_start_but_an_unreacha
         refused.starts_with("webhook worker: the login of WEBHOOK_DATABASE_URL cannot take the role no_such_role"),
         "{refused}"
     );
-    let unreachable = format!("postgres://postgres@127.0.0.1:{}/nowhere", common::free_port());
+    let unreachable = format!("postgres://postgres@127.0.0.1:{}/nowhere", crate::common::free_port());
     assert_eq!(worker(&unreachable, "webhook_worker").check_role().await, Ok(()));
 }

@@ -1,13 +1,11 @@
 //! Transport rules every route shares: 404 for unknown paths, 405 with `Allow`, OPTIONS 204,
 //! `invalid_query`, the order of those checks, and a fresh X-Request-Id on every answer.
 
-mod common;
-
 use std::collections::HashSet;
 
 use http::Method;
 
-use common::{header_map, TestApp, TestResponse};
+use crate::common::{header_map, TestApp, TestResponse};
 
 const PING_ALLOW: &str = "GET, OPTIONS";
 
@@ -268,11 +266,11 @@ async fn request_then_ping_on_one_connection(app: &TestApp, request: &[u8]) -> (
     use tokio::io::AsyncWriteExt;
     let mut stream = tokio::net::TcpStream::connect(app.addr).await.unwrap();
     stream.write_all(request).await.unwrap();
-    let first = common::read_raw_answer(&mut stream).await.expect("an answer to the first request");
+    let first = crate::common::read_raw_answer(&mut stream).await.expect("an answer to the first request");
     let head = first.split("\r\n\r\n").next().unwrap_or("").to_lowercase();
     // Writing to a connection the server closed may fail (reset) or seem to succeed.
     let second = match stream.write_all(b"GET /v1/ping HTTP/1.1\r\nhost: x\r\n\r\n").await {
-        Ok(()) => common::read_raw_answer(&mut stream).await,
+        Ok(()) => crate::common::read_raw_answer(&mut stream).await,
         Err(_) => None,
     };
     (head, second.map(|text| text.lines().next().unwrap_or("").to_string()))

@@ -6,15 +6,13 @@
 //! last_used_at, so a test session holding that row's lock keeps GET /ping waiting inside the
 //! database until the test lets go.
 
-mod common;
-
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use common::TestApp;
+use crate::common::TestApp;
 
 /// Waits (at most 2 s) until connecting to `addr` is refused. A connection that the kernel
 /// completed just before the listener closed is reset instead; that only means "not yet".
@@ -35,7 +33,7 @@ async fn wait_until_refused(addr: SocketAddr) {
 /// session, holding every request in the database: (the session, its pid).
 async fn lock_credentials(app: &TestApp) -> (tokio_postgres::Client, i32) {
     let locker = app.superuser().await;
-    let pid = common::backend_pid(&locker).await;
+    let pid = crate::common::backend_pid(&locker).await;
     locker.batch_execute("BEGIN").await.unwrap();
     locker.batch_execute("LOCK TABLE app.api_credentials IN ACCESS EXCLUSIVE MODE").await.unwrap();
     (locker, pid)
@@ -60,7 +58,7 @@ async fn shutdown_lets_a_request_in_flight_finish_and_refuses_new_connections() 
     let http = app.http();
     let bearer = credential.bearer();
     let in_flight = tokio::spawn(async move { http.ping(Some(&bearer)).await });
-    common::wait_for_session_blocked_by(&app.database_url, locker_pid).await;
+    crate::common::wait_for_session_blocked_by(&app.database_url, locker_pid).await;
 
     app.begin_shutdown();
     wait_until_refused(app.addr).await;
@@ -86,7 +84,7 @@ async fn shutdown_does_not_wait_for_an_idle_keep_alive_connection() {
     let mut app = TestApp::spawn().await;
     let mut stream = TcpStream::connect(app.addr).await.unwrap();
     stream.write_all(b"GET /v1/nope HTTP/1.1\r\nHost: test\r\n\r\n").await.unwrap();
-    let answer = common::read_raw_answer(&mut stream).await.expect("an answer");
+    let answer = crate::common::read_raw_answer(&mut stream).await.expect("an answer");
     assert!(answer.starts_with("HTTP/1.1 404 "), "{answer}");
     assert!(!answer.to_ascii_lowercase().contains("connection: close"), "kept alive: {answer}");
 
@@ -139,7 +137,7 @@ Host: te",
     let http = app.http();
     let bearer = credential.bearer();
     let in_flight = tokio::spawn(async move { http.ping(Some(&bearer)).await });
-    common::wait_for_session_blocked_by(&app.database_url, locker_pid).await;
+    crate::common::wait_for_session_blocked_by(&app.database_url, locker_pid).await;
 
     app.begin_shutdown();
     assert_closed_by_server(&mut half_head, Duration::from_secs(2)).await;
@@ -173,7 +171,7 @@ async fn shutdown_stops_waiting_for_requests_in_flight_after_the_grace_period() 
     let http = app.http();
     let bearer = credential.bearer();
     let in_flight = tokio::spawn(async move { http.ping(Some(&bearer)).await });
-    common::wait_for_session_blocked_by(&app.database_url, locker_pid).await;
+    crate::common::wait_for_session_blocked_by(&app.database_url, locker_pid).await;
 
     let started = Instant::now();
     app.begin_shutdown();

@@ -9,14 +9,12 @@
 //! The uniform 401 of a lot that is not the caller's (and missing scopes) is `unauthorized.rs`; the
 //! write log line is `logging.rs`.
 
-mod common;
-
 use http::Method;
 use serde_json::{json, Value};
 
-use common::lots::{json_headers, minimal_lot, padded};
-use common::supply::{assert_closures_result, closures, period, read_period, under_lot};
-use common::{header_map, Credential, Operator, TestApp, TestResponse};
+use crate::common::lots::{json_headers, minimal_lot, padded};
+use crate::common::supply::{assert_closures_result, closures, period, read_period, under_lot};
+use crate::common::{header_map, Credential, Operator, TestApp, TestResponse};
 
 const CLOSURES_ALLOW: &str = "GET, PUT, OPTIONS";
 

@@ -5,15 +5,13 @@
 //! credential and register a webhook endpoint the way PostgREST does, issue and verify a bookings
 //! cursor, and let the webhook worker claim a hint; then the log is searched for every secret used.
 
-mod common;
-
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::json;
 use uuid::Uuid;
 
-use common::{connect, PrivateCluster, TestApp};
+use crate::common::{connect, PrivateCluster, TestApp};
 use gateway::telemetry::LogSink;
 use gateway::webhooks::address::AddressPolicy;
 use gateway::webhooks::worker::{Worker, WorkerWiring};
@@ -106,7 +104,7 @@ async fn no_secret_reaches_the_server_log_at_any_logging_level() {
         .put("/v1/lots/lot-1", &[("authorization", &bearer), ("content-type", "application/json")], lot.to_string())
         .await;
     assert_eq!(put.status, 201, "{}", put.text());
-    let booking = common::bookings::minimal_booking("lot-1", "2026-08-01T10:00:00", "2026-08-03T10:00:00");
+    let booking = crate::common::bookings::minimal_booking("lot-1", "2026-08-01T10:00:00", "2026-08-03T10:00:00");
     admin.query_one("SELECT platform.booking_record($1, $2)", &[&operator, &booking]).await.unwrap();
     let first = app.get("/v1/bookings", &[("authorization", &bearer)]).await;
     assert_eq!(first.status, 200, "{}", first.text());
@@ -116,10 +114,10 @@ async fn no_secret_reaches_the_server_log_at_any_logging_level() {
 
     // The webhook worker, through its own login: it claims the hint (with its secret) and records
     // the outcome (the name has no records here, so nothing leaves the machine).
-    let mut settings = common::webhooks::worker_settings(&cluster.url_as("webhook_worker"));
+    let mut settings = crate::common::webhooks::worker_settings(&cluster.url_as("webhook_worker"));
     settings.database_role = None;
     let wiring = WorkerWiring {
-        resolver: Arc::new(common::webhooks::FixedResolver::default()),
+        resolver: Arc::new(crate::common::webhooks::FixedResolver::default()),
         extra_roots: Vec::new(),
         port: 443,
         policy: AddressPolicy::production(),

@@ -8,14 +8,12 @@
 //! calls (as `ingest_gateway`, with a credential of its own) in a transaction it has not committed,
 //! the HTTP request waits on it (seen in `pg_blocking_pids`), then the session commits.
 
-mod common;
-
 use serde_json::{json, Value};
 
-use common::supply::{
+use crate::common::supply::{
     assert_closures_result, assert_rates_result, closures, period, range, rates_read_form, read_period,
 };
-use common::{backend_pid, wait_for_sessions_blocked_by, Credential, Operator, TestApp, TestResponse};
+use crate::common::{backend_pid, wait_for_sessions_blocked_by, Credential, Operator, TestApp, TestResponse};
 
 /// An operator holding the lot `harbour-1`, and two write credentials: one for the held SQL
 /// session, one for HTTP (so the credential's `last_used_at` row is never what is waited on).
@@ -23,7 +21,7 @@ async fn setup(app: &TestApp) -> (Operator, Credential, Credential) {
     let operator = app.make_operator().await;
     let holder = app.issue(&operator, &["read_supply", "write_supply"], None).await;
     let client = app.issue(&operator, &["read_supply", "write_supply"], None).await;
-    app.put_lot_expecting(&client, "harbour-1", &common::lots::minimal_lot("Harbour"), 201).await;
+    app.put_lot_expecting(&client, "harbour-1", &crate::common::lots::minimal_lot("Harbour"), 201).await;
     (operator, holder, client)
 }
 
@@ -55,7 +53,7 @@ fn put_in_background(
     tail: &str,
     body: &Value,
 ) -> tokio::task::JoinHandle<TestResponse> {
-    let (http, headers) = (app.http(), common::lots::json_headers(credential));
+    let (http, headers) = (app.http(), crate::common::lots::json_headers(credential));
     let (path, body) = (format!("/v1/lots/harbour-1/{tail}"), body.to_string());
     tokio::spawn(async move { http.request(http::Method::PUT, &path, headers, body).await })
 }

@@ -3,13 +3,11 @@
 //! gateway serves again without a restart.
 //!
 //! Stopping a database must not break the other test binaries, so these tests run a PostgreSQL
-//! cluster of their own ([`common::PrivateCluster`]), removed when the test ends, panics included.
-
-mod common;
+//! cluster of their own ([`crate::common::PrivateCluster`]), removed when the test ends, panics included.
 
 use std::time::{Duration, Instant};
 
-use common::{PrivateCluster, TestApp, TestResponse};
+use crate::common::{PrivateCluster, TestApp, TestResponse};
 
 /// DATABASE_TIMEOUT_MS for these gateways.
 const DATABASE_TIMEOUT_MS: u64 = 2000;
@@ -103,8 +101,8 @@ async fn a_request_in_flight_when_the_database_crashes_answers_503_and_the_gatew
     // authentication reads. The crash (immediate stop) ends every process at once, so
     // the request cannot slip through when the lock holder goes first, as it can with a fast stop.
     let stuck = app.issue(&operator, &["read_supply"], None).await;
-    let mut locker = common::connect(&cluster.url()).await;
-    let locker_pid = common::backend_pid(&locker).await;
+    let mut locker = crate::common::connect(&cluster.url()).await;
+    let locker_pid = crate::common::backend_pid(&locker).await;
     let lock = locker.transaction().await.unwrap();
     lock.batch_execute("LOCK TABLE app.api_credentials IN ACCESS EXCLUSIVE MODE").await.unwrap();
     let http = app.http();
@@ -114,7 +112,7 @@ async fn a_request_in_flight_when_the_database_crashes_answers_503_and_the_gatew
         let response = http.ping(Some(&stuck_bearer)).await;
         (response, started.elapsed())
     });
-    common::wait_for_session_blocked_by(&cluster.url(), locker_pid).await;
+    crate::common::wait_for_session_blocked_by(&cluster.url(), locker_pid).await;
 
     cluster.crash().await;
     let (response, elapsed) = in_flight.await.unwrap();
@@ -188,7 +186,7 @@ async fn a_write_past_the_deadline_answers_503_and_never_commits() {
     })
     .await;
     let (_operator, credential) = app.operator_with_credential().await;
-    let headers = common::lots::json_headers(&credential);
+    let headers = crate::common::lots::json_headers(&credential);
     let lot = |name: &str| {
         serde_json::json!({"name": name, "timezone": "Europe/London", "handover": "self", "online_bookable": true})
             .to_string()

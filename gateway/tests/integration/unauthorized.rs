@@ -8,15 +8,13 @@
 //! lot (PUT rates, GET and PUT blocked-periods): unknown, another operator's, too long, empty or
 //! not UTF-8; answered before the body is looked at.
 
-mod common;
-
 use http::header::{HeaderMap, HeaderValue, AUTHORIZATION};
 use http::Method;
 use serde_json::{json, Value};
 
-use common::lots::{json_headers, minimal_lot};
-use common::supply::{closures, period, range, under_lot};
-use common::{assert_uniform_401, comparable, header_map, Credential, Operator, TestApp, TestResponse};
+use crate::common::lots::{json_headers, minimal_lot};
+use crate::common::supply::{closures, period, range, under_lot};
+use crate::common::{assert_uniform_401, comparable, header_map, Credential, Operator, TestApp, TestResponse};
 
 /// 64 lowercase hex characters that are nobody's secret.
 fn other_secret() -> String {
@@ -136,7 +134,7 @@ async fn a_revoked_credential_answers_the_uniform_401() {
 async fn an_expired_credential_answers_the_uniform_401() {
     let app = TestApp::spawn().await;
     let operator = app.make_operator().await;
-    let credential = app.issue(&operator, &common::ALL_SCOPES, Some(30)).await;
+    let credential = app.issue(&operator, &crate::common::ALL_SCOPES, Some(30)).await;
     assert_eq!(app.ping(Some(&credential.bearer())).await.status, 200);
     app.expire(&credential).await;
     assert_uniform_401(&app.ping(Some(&credential.bearer())).await);

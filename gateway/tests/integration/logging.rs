@@ -8,15 +8,13 @@
 //! closure list. A refused write, and a read, write the request line only. No line carries a
 //! price, a reason or any other value.
 
-mod common;
-
 use http::header::{HeaderMap, HeaderValue, AUTHORIZATION};
 use http::Method;
 use serde_json::{json, Value};
 
-use common::lots::{full_lot, minimal_lot, ALL_CHANGED};
-use common::supply::{closures, period, range, ALL_RATES_CHANGED};
-use common::{header_map, TestApp, TestResponse};
+use crate::common::lots::{full_lot, minimal_lot, ALL_CHANGED};
+use crate::common::supply::{closures, period, range, ALL_RATES_CHANGED};
+use crate::common::{header_map, TestApp, TestResponse};
 
 /// The keys of a request line (a 5xx adds `cause`).
 const KEYS: [&str; 9] =
@@ -268,7 +266,7 @@ async fn a_refused_write_writes_only_the_request_line() {
     let bearer = credential.bearer();
     let auth_json = [("authorization", bearer.as_str()), ("content-type", "application/json")];
     let lot = minimal_lot("Harbour").to_string();
-    let over = common::lots::padded(&minimal_lot("Harbour"), 64 * 1024 + 1);
+    let over = crate::common::lots::padded(&minimal_lot("Harbour"), 64 * 1024 + 1);
 
     let refusals: Vec<(TestResponse, u16)> = vec![
         (app.request(Method::PUT, "/v1/lots/a", header_map(&[("authorization", &bearer)]), lot.clone()).await, 415),

@@ -1,6 +1,6 @@
-//! The harness every black-box HTTP test binary shares.
+//! The harness of the integration tests (`main.rs`), compiled once for all of them.
 //!
-//! - [`test_database_url`]: ONE fresh database per test binary (`gw_<binary>_<unix time>_<random>`),
+//! - [`test_database_url`]: ONE fresh database per test run (`gw_<binary>_<unix time>_<random>`),
 //!   created from `TEST_DATABASE_URL` (a superuser URL of the local cluster) and migrated with
 //!   `gateway::migrate::run`, once, on a thread of its own with its own short-lived runtime: every
 //!   `#[tokio::test]` has its own runtime, so nothing async is shared between tests. Databases of

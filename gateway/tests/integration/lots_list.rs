@@ -3,15 +3,13 @@
 //! `rates` (null while the lot has no envelope; `rates.rs` lists one), only the caller's own lots,
 //! and the query refusals.
 
-mod common;
-
 use serde_json::{json, Value};
 
-use common::lots::{form_encode, keys, minimal_lot, minimal_read_form, LOT_KEYS};
-use common::{Credential, TestApp, TestResponse};
+use crate::common::lots::{form_encode, keys, minimal_lot, minimal_read_form, LOT_KEYS};
+use crate::common::{Credential, TestApp, TestResponse};
 
 /// An operator with a read_supply + write_supply credential.
-async fn operator(app: &TestApp) -> (common::Operator, Credential) {
+async fn operator(app: &TestApp) -> (crate::common::Operator, Credential) {
     let operator = app.make_operator().await;
     let credential = app.issue(&operator, &["read_supply", "write_supply"], None).await;
     (operator, credential)
@@ -128,7 +126,7 @@ async fn the_default_page_is_50_lots() {
 async fn each_entry_is_the_read_form_plus_rates_null() {
     let app = TestApp::spawn().await;
     let (operator, credential) = operator(&app).await;
-    let full = app.put_lot_expecting(&credential, "full", &common::lots::full_lot(&operator), 201).await;
+    let full = app.put_lot_expecting(&credential, "full", &crate::common::lots::full_lot(&operator), 201).await;
     app.put_lot_expecting(&credential, "bare", &minimal_lot("Bare"), 201).await;
 
     let response = app.list_lots(&credential, "").await;

@@ -5,8 +5,6 @@
 //! source is the peer or the signed edge header. Small limits are set per test through the
 //! `RATE_LIMIT_*` settings (the harness lifts them for every other test).
 
-mod common;
-
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use hmac::{Hmac, Mac};
@@ -14,8 +12,8 @@ use http::Method;
 use serde_json::json;
 use sha2::Sha256;
 
-use common::lots::json_headers;
-use common::{assert_uniform_401, Credential, TestApp, TestResponse};
+use crate::common::lots::json_headers;
+use crate::common::{assert_uniform_401, Credential, TestApp, TestResponse};
 
 async fn app_with(limits: &[(&str, &str)]) -> TestApp {
     let limits: Vec<(String, String)> = limits.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();

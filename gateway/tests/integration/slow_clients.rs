@@ -2,14 +2,12 @@
 //! mid-body gets no answer and writes nothing, open connections are capped, and hundreds of stalled
 //! connections do not slow anyone else down.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use common::TestApp;
+use crate::common::TestApp;
 
 /// Whatever the server sends until it closes (or `limit` passes: None).
 async fn until_closed(stream: &mut TcpStream, limit: Duration) -> Option<Vec<u8>> {
@@ -66,7 +64,7 @@ async fn an_idle_keep_alive_connection_is_closed_after_the_header_timeout() {
     .await;
     let mut stream = TcpStream::connect(app.addr).await.unwrap();
     stream.write_all(b"GET /v1/nope HTTP/1.1\r\nhost: x\r\n\r\n").await.unwrap();
-    let answer = common::read_raw_answer(&mut stream).await.expect("an answer");
+    let answer = crate::common::read_raw_answer(&mut stream).await.expect("an answer");
     assert!(
         answer.starts_with("HTTP/1.1 404 ") && !answer.to_ascii_lowercase().contains("connection: close"),
         "{answer}"

@@ -22,8 +22,6 @@
 //! database's (a booking transaction held open by one test holds back every operator's cursor), so
 //! the tests take turns ([`one_at_a_time`]).
 
-mod common;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -31,14 +29,14 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::{json, Value};
 
-use common::bookings::{minimal_booking, one_at_a_time, FeedClient};
-use common::{connect, Credential, Operator, TestApp};
+use crate::common::bookings::{minimal_booking, one_at_a_time, FeedClient};
+use crate::common::{connect, Credential, Operator, TestApp};
 
 /// An operator with the lots `harbour-1` and `harbour-2` and a credential holding every scope.
 async fn operator_with_lots(app: &TestApp) -> (Operator, Credential) {
     let (operator, credential) = app.operator_with_credential().await;
-    app.put_lot_expecting(&credential, "harbour-1", &common::lots::minimal_lot("Harbour One"), 201).await;
-    app.put_lot_expecting(&credential, "harbour-2", &common::lots::minimal_lot("Harbour Two"), 201).await;
+    app.put_lot_expecting(&credential, "harbour-1", &crate::common::lots::minimal_lot("Harbour One"), 201).await;
+    app.put_lot_expecting(&credential, "harbour-2", &crate::common::lots::minimal_lot("Harbour Two"), 201).await;
     (operator, credential)
 }
 

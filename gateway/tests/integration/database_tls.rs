@@ -4,8 +4,6 @@
 //! `migrate`, the gateway's pool and the webhook worker; a wrong host name, a foreign authority and
 //! `sslmode=disable` are refused, with messages that say why and never quote the password.
 
-mod common;
-
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::Duration;
@@ -13,8 +11,8 @@ use std::time::Duration;
 use tokio::process::Command;
 use uuid::Uuid;
 
-use common::webhooks::{loopback_is_public, FixedResolver, RunningWorker, TestAuthority};
-use common::{connect, PrivateCluster, TestApp};
+use crate::common::webhooks::{loopback_is_public, FixedResolver, RunningWorker, TestAuthority};
+use crate::common::{connect, PrivateCluster, TestApp};
 use gateway::db_tls::DatabaseLink;
 
 /// The name the server's certificate holds; nothing resolves it: `hostaddr` says where to connect.

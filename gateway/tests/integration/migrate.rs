@@ -2,12 +2,10 @@
 //! file of `sql/functions` defines does not survive a run; runs at once take turns; running again
 //! changes nothing.
 
-mod common;
-
 use std::process::Stdio;
 use std::time::Duration;
 
-use common::{backend_pid, connect, create_database, wait_for_sessions_blocked_by};
+use crate::common::{backend_pid, connect, create_database, wait_for_sessions_blocked_by};
 use tokio::process::Command;
 
 /// Everything a run decides, as one text: the functions of the project's schemas with their body,

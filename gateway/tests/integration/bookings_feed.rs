@@ -12,16 +12,14 @@
 //! no-skip property under concurrent writers are in `bookings_feed_cursor.rs`, whose database has
 //! lag 0.
 
-mod common;
-
 use std::time::SystemTime;
 
 use serde_json::{json, Value};
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
-use common::bookings::{minimal_booking, Page};
-use common::{assert_uniform_401, Credential, Operator, TestApp};
+use crate::common::bookings::{minimal_booking, Page};
+use crate::common::{assert_uniform_401, Credential, Operator, TestApp};
 
 /// An operator with a lot `harbour-1` ("Harbour North", America/Sao_Paulo) and a credential
 /// holding every scope.
@@ -240,14 +238,16 @@ async fn a_limit_outside_1_to_500_or_not_plain_digits_is_invalid_query_even_with
         let query = format!("limit={limit}");
         app.get_bookings(&credential, &query).await.assert_error(422, "invalid_query", Some("limit"));
         // The query is checked before the credential is looked at.
-        app.get(&common::bookings::bookings_path(&query), &[]).await.assert_error(422, "invalid_query", Some("limit"));
-        app.get(&common::bookings::bookings_path(&query), &[("authorization", "Bearer nope")]).await.assert_error(
+        app.get(&crate::common::bookings::bookings_path(&query), &[]).await.assert_error(
             422,
             "invalid_query",
             Some("limit"),
         );
+        app.get(&crate::common::bookings::bookings_path(&query), &[("authorization", "Bearer nope")])
+            .await
+            .assert_error(422, "invalid_query", Some("limit"));
     }
-    app.get(&common::bookings::bookings_path("limit"), &[("authorization", &bearer)]).await.assert_error(
+    app.get(&crate::common::bookings::bookings_path("limit"), &[("authorization", &bearer)]).await.assert_error(
         422,
         "invalid_query",
         Some("limit"),
@@ -270,7 +270,8 @@ async fn a_since_over_512_characters_is_invalid_query_even_without_a_credential(
     let app = TestApp::spawn().await;
     let (_operator, credential) = app.operator_with_credential().await;
     for since in ["a".repeat(513), "é".repeat(513), format!("{}.{}", "A".repeat(468), "B".repeat(44))] {
-        let path = common::bookings::bookings_path(&format!("since={}", common::lots::form_encode(&since)));
+        let path =
+            crate::common::bookings::bookings_path(&format!("since={}", crate::common::lots::form_encode(&since)));
         let response = app.get(&path, &[("authorization", &credential.bearer())]).await;
         response.assert_error(422, "invalid_query", Some("since"));
         app.get(&path, &[]).await.assert_error(422, "invalid_query", Some("since"));
@@ -281,7 +282,7 @@ async fn a_since_over_512_characters_is_invalid_query_even_without_a_credential(
     // 512 characters are not too long: such a since is looked at, after the credential.
     let longest = format!("since={}", "a".repeat(512));
     app.get_bookings(&credential, &longest).await.assert_error(422, "invalid_cursor", Some("since"));
-    assert_uniform_401(&app.get(&common::bookings::bookings_path(&longest), &[]).await);
+    assert_uniform_401(&app.get(&crate::common::bookings::bookings_path(&longest), &[]).await);
 }
 
 #[tokio::test]
@@ -334,7 +335,7 @@ async fn a_since_the_service_did_not_issue_to_this_operator_is_invalid_cursor() 
         other_token.clone(),
     ];
     for since in &refused {
-        let query = format!("since={}", common::lots::form_encode(since));
+        let query = format!("since={}", crate::common::lots::form_encode(since));
         app.get_bookings(&credential, &query).await.assert_error(422, "invalid_cursor", Some("since"));
     }
     // And the other way round: this operator's token is not the other's.
@@ -362,7 +363,11 @@ async fn an_unknown_or_repeated_parameter_is_invalid_query_naming_it_even_withou
     ];
     for (query, field) in cases {
         app.get_bookings(&credential, query).await.assert_error(422, "invalid_query", Some(field));
-        app.get(&common::bookings::bookings_path(query), &[]).await.assert_error(422, "invalid_query", Some(field));
+        app.get(&crate::common::bookings::bookings_path(query), &[]).await.assert_error(
+            422,
+            "invalid_query",
+            Some(field),
+        );
     }
 }
 
@@ -388,8 +393,8 @@ async fn reading_bookings_needs_the_read_bookings_scope_and_anything_else_is_the
         // ...and it still works where its scope does.
         assert_eq!(app.ping(Some(&credential.bearer())).await.status, 200);
     }
-    assert_uniform_401(&app.get(&common::bookings::bookings_path(""), &[]).await);
-    assert_uniform_401(&app.get(&common::bookings::bookings_path("since=garbage"), &[]).await);
+    assert_uniform_401(&app.get(&crate::common::bookings::bookings_path(""), &[]).await);
+    assert_uniform_401(&app.get(&crate::common::bookings::bookings_path("since=garbage"), &[]).await);
 
     let bookings_reader = app.issue(&operator, &["read_bookings"], None).await;
     assert_eq!(last_page(&app, &bookings_reader, "").await.bookings.len(), 1);
@@ -450,15 +455,19 @@ async fn a_since_with_a_malformed_escape_is_invalid_query_not_invalid_cursor() {
     for query in ["since=%ZZ", "since=abc%", "since=%C3", "since=%FF"] {
         app.get_bookings(&credential, query).await.assert_error(422, "invalid_query", Some("since"));
         // Query syntax is refused before the credential is looked at.
-        app.get(&common::bookings::bookings_path(query), &[]).await.assert_error(422, "invalid_query", Some("since"));
+        app.get(&crate::common::bookings::bookings_path(query), &[]).await.assert_error(
+            422,
+            "invalid_query",
+            Some("since"),
+        );
     }
 }
 
 #[tokio::test]
 async fn the_feed_runs_under_read_committed_whatever_the_servers_default_isolation() {
-    let url = common::create_database(true).await;
+    let url = crate::common::create_database(true).await;
     let database = url.rsplit('/').next().unwrap().split('?').next().unwrap().to_string();
-    let admin = common::connect(&url).await;
+    let admin = crate::common::connect(&url).await;
     admin
         .batch_execute(&format!("ALTER DATABASE \"{database}\" SET default_transaction_isolation = 'serializable'"))
         .await
@@ -473,7 +482,7 @@ async fn the_feed_runs_under_read_committed_whatever_the_servers_default_isolati
     );
 
     // A connection that keeps the server's default gets a refusal, never a page that could skip.
-    let direct = common::connect(&url).await;
+    let direct = crate::common::connect(&url).await;
     let level: String = direct.query_one("SHOW transaction_isolation", &[]).await.unwrap().get(0);
     assert_eq!(level, "serializable");
     direct.batch_execute("SET ROLE ingest_gateway").await.unwrap();

@@ -8,23 +8,21 @@
 //! Listing (GET /lots) is `lots_list.rs`, the 409 race `lots_concurrency.rs`, the write log line
 //! `logging.rs`.
 
-mod common;
-
 use http::Method;
 use serde_json::{json, Value};
 
-use common::lots::{
+use crate::common::lots::{
     assert_write_result, chunk, full_lot, full_read_form, json_headers, lot_path, minimal_lot, minimal_read_form,
     padded, raw_exchange, raw_put_head, ALL_CHANGED, LAST_CHUNK,
 };
-use common::{header_map, Credential, TestApp, TestResponse};
+use crate::common::{header_map, Credential, TestApp, TestResponse};
 
 const LOT_ALLOW: &str = "PUT, OPTIONS";
 const LOTS_ALLOW: &str = "GET, OPTIONS";
 const KIB_64: usize = 64 * 1024;
 
 /// An operator with a write_supply + read_supply credential (and nothing else).
-async fn writer(app: &TestApp) -> (common::Operator, Credential) {
+async fn writer(app: &TestApp) -> (crate::common::Operator, Credential) {
     let operator = app.make_operator().await;
     let credential = app.issue(&operator, &["read_supply", "write_supply"], None).await;
     (operator, credential)

@@ -1,0 +1,36 @@
+//! The one integration-test binary of the crate (`cargo test --test integration`): every module
+//! below is a file of its own, sharing one compiled harness ([`common`]) and, unless a test needs a
+//! database or a cluster of its own, one migrated test database. Most are black-box: they talk HTTP
+//! to a gateway serving on 127.0.0.1:0 and call only the documented `console`/`platform` SQL.
+//!
+//! - The routes: [`ping`], [`lots`], [`lots_list`], [`rates`], [`blocked_periods`],
+//!   [`bookings_feed`], [`bookings_feed_cursor`]; what every route shares: [`routing`],
+//!   [`unauthorized`], [`logging`], [`rate_limits`]; races: [`lots_concurrency`],
+//!   [`supply_concurrency`].
+//! - Hostile and failing surroundings: [`slow_clients`], [`shutdown`], [`database_outage`],
+//!   [`database_tls`], [`parsers_fuzz`] (proptest; `make fuzz` runs many more cases).
+//! - The database's side: [`migrate`], [`server_log_secrets`]; webhook delivery: [`webhooks`].
+
+mod common;
+
+mod blocked_periods;
+mod bookings_feed;
+mod bookings_feed_cursor;
+mod database_outage;
+mod database_tls;
+mod logging;
+mod lots;
+mod lots_concurrency;
+mod lots_list;
+mod migrate;
+mod parsers_fuzz;
+mod ping;
+mod rate_limits;
+mod rates;
+mod routing;
+mod server_log_secrets;
+mod shutdown;
+mod slow_clients;
+mod supply_concurrency;
+mod unauthorized;
+mod webhooks;
