@@ -8,14 +8,9 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_caller record;
-    v_lot app.lots;
 BEGIN
     SELECT * INTO v_caller FROM app.console_caller(ARRAY['owner', 'manager'], 'forbidden');
-    SELECT * INTO v_lot FROM app.lots AS l WHERE l.operator_id = v_caller.operator_id AND l.external_id = p_external_id;
-    IF NOT FOUND THEN
-        PERFORM app.refuse(422, 'invalid_parameter', 'p_external_id');
-    END IF;
-    RETURN app.blocked_periods_replace(v_lot, p_blocked_periods);
+    RETURN app.blocked_periods_replace(app.named_lot(v_caller.operator_id, p_external_id), p_blocked_periods);
 END
 $$;
 REVOKE ALL ON FUNCTION console.lot_blocked_periods_put(text, jsonb) FROM PUBLIC;

@@ -14,12 +14,7 @@ DECLARE
     v_unmet text[];
 BEGIN
     SELECT * INTO v_caller FROM app.console_caller(ARRAY['owner', 'manager'], 'forbidden');
-    SELECT * INTO v_lot FROM app.lots AS l
-     WHERE l.operator_id = v_caller.operator_id AND l.external_id = p_external_id
-       FOR UPDATE;
-    IF NOT FOUND THEN
-        PERFORM app.refuse(422, 'invalid_parameter', 'p_external_id');
-    END IF;
+    v_lot := app.named_lot(v_caller.operator_id, p_external_id, p_for_update => true);
     v_unmet := app.lot_unmet_requirements(v_lot);
     IF cardinality(v_unmet) > 0 THEN
         PERFORM app.refuse(422, 'listing_requirements_unmet', array_to_string(v_unmet, ','));

@@ -7,21 +7,16 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    v_state text;
+    v_lot app.lots;
 BEGIN
     PERFORM app.enter_operator(p_operator_id);
-    SELECT l.review_state INTO v_state FROM app.lots AS l
-     WHERE l.operator_id = p_operator_id AND l.external_id = p_external_id
-       FOR UPDATE;
-    IF NOT FOUND THEN
-        PERFORM app.refuse(422, 'invalid_parameter', 'p_external_id');
-    END IF;
-    IF v_state <> 'pending' THEN
+    v_lot := app.named_lot(p_operator_id, p_external_id, p_for_update => true);
+    IF v_lot.review_state <> 'pending' THEN
         PERFORM app.refuse(409, 'review_not_pending', 'p_external_id');
     END IF;
     UPDATE app.lots AS l
        SET review_state = 'approved', updated_at = now()
-     WHERE l.operator_id = p_operator_id AND l.external_id = p_external_id;
+     WHERE l.operator_id = p_operator_id AND l.id = v_lot.id;
 END
 $$;
 REVOKE ALL ON FUNCTION platform.lot_review_approve(uuid, text) FROM PUBLIC;

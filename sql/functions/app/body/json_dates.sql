@@ -15,7 +15,7 @@ DECLARE
         p_format, 'YYYY', '[0-9]{4}'), 'MM', '[0-9]{2}'), 'DD', '[0-9]{2}'), 'HH24', '[0-9]{2}'),
         'MI', '[0-9]{2}'), 'SS', '[0-9]{2}'), '"T"', 'T');
 BEGIN
-    IF p_value IS NULL OR jsonb_typeof(p_value) = 'null' THEN
+    IF app.json_absent(p_value) THEN
         RETURN NULL;
     END IF;
     IF jsonb_typeof(p_value) = 'string' AND v_text ~ ('^' || v_shape || '$') THEN

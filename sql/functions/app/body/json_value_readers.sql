@@ -9,7 +9,7 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF p_value IS NULL OR jsonb_typeof(p_value) = 'null' THEN
+    IF app.json_absent(p_value) THEN
         RETURN NULL;
     END IF;
     IF jsonb_typeof(p_value) <> 'number'
@@ -29,7 +29,7 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF p_value IS NULL OR jsonb_typeof(p_value) = 'null' THEN
+    IF app.json_absent(p_value) THEN
         RETURN NULL;
     END IF;
     IF jsonb_typeof(p_value) <> 'string' OR char_length(p_value #>> '{}') > p_max_length THEN
@@ -47,7 +47,7 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF p_value IS NULL OR jsonb_typeof(p_value) = 'null' THEN
+    IF app.json_absent(p_value) THEN
         RETURN NULL;
     END IF;
     IF jsonb_typeof(p_value) <> 'boolean' THEN
@@ -67,7 +67,7 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF p_value IS NULL OR jsonb_typeof(p_value) = 'null' THEN
+    IF app.json_absent(p_value) THEN
         RETURN NULL;
     END IF;
     IF jsonb_typeof(p_value) = 'number' THEN

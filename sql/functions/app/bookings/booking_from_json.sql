@@ -35,7 +35,7 @@ BEGIN
             PERFORM app.refuse(422, 'invalid_body', 'external_reference');
         END IF;
     END IF;
-    IF coalesce(jsonb_typeof(p_booking -> 'lot_external_id'), 'null') = 'null' AND p_booking ? 'lot_external_id' THEN
+    IF app.json_absent(p_booking -> 'lot_external_id') AND p_booking ? 'lot_external_id' THEN
         v_booking.lot_id := NULL;  -- refused below as missing
     ELSIF p_booking ? 'lot_external_id' THEN
         SELECT l.id INTO v_booking.lot_id FROM app.lots AS l

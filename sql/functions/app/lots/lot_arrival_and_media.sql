@@ -10,7 +10,7 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF p_value IS NULL OR jsonb_typeof(p_value) = 'null' THEN
+    IF app.json_absent(p_value) THEN
         RETURN NULL;
     END IF;
     IF jsonb_typeof(p_value) <> 'object' OR app.json_compact_length(p_value) > 16384 THEN
@@ -29,7 +29,7 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF p_value IS NULL OR jsonb_typeof(p_value) = 'null' THEN
+    IF app.json_absent(p_value) THEN
         RETURN NULL;
     END IF;
     IF jsonb_typeof(p_value) <> 'object'

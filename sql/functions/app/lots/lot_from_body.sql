@@ -41,7 +41,7 @@ BEGIN
 
     -- name: required; blank counts as absent
     v_value := p_body -> 'name';
-    IF v_value IS NULL OR jsonb_typeof(v_value) = 'null'
+    IF app.json_absent(v_value)
        OR (jsonb_typeof(v_value) = 'string' AND app.is_blank(v_value #>> '{}')) THEN
         PERFORM app.refuse(422, 'missing_field', 'name');
     END IF;
@@ -49,7 +49,7 @@ BEGIN
 
     -- timezone: required; an exact IANA zone or link name
     v_value := p_body -> 'timezone';
-    IF v_value IS NULL OR jsonb_typeof(v_value) = 'null' THEN
+    IF app.json_absent(v_value) THEN
         PERFORM app.refuse(422, 'missing_field', 'timezone');
     END IF;
     IF jsonb_typeof(v_value) <> 'string'
@@ -60,7 +60,7 @@ BEGIN
 
     -- handover: required; self or attended
     v_value := p_body -> 'handover';
-    IF v_value IS NULL OR jsonb_typeof(v_value) = 'null' THEN
+    IF app.json_absent(v_value) THEN
         PERFORM app.refuse(422, 'missing_field', 'handover');
     END IF;
     IF v_value NOT IN ('"self"'::jsonb, '"attended"'::jsonb) THEN
@@ -77,10 +77,9 @@ BEGIN
     v_lot.capacity := app.json_integer(p_body -> 'capacity', 'capacity', 0, 1000000);
 
     -- coordinates: both or neither; in range; rounded to 6 decimals
-    IF (p_body -> 'latitude' IS NULL OR jsonb_typeof(p_body -> 'latitude') = 'null')
-       <> (p_body -> 'longitude' IS NULL OR jsonb_typeof(p_body -> 'longitude') = 'null') THEN
+    IF app.json_absent(p_body -> 'latitude') <> app.json_absent(p_body -> 'longitude') THEN
         PERFORM app.refuse(422, 'invalid_coordinates',
-            CASE WHEN p_body -> 'latitude' IS NULL OR jsonb_typeof(p_body -> 'latitude') = 'null'
+            CASE WHEN app.json_absent(p_body -> 'latitude')
                  THEN 'latitude' ELSE 'longitude' END);
     END IF;
     -- (read into a plain numeric first: the row's numeric(8,6) would overflow before the range check)
@@ -99,7 +98,7 @@ BEGIN
 
     -- country_code: ISO 3166-1 alpha-2, surrounding white space tolerated, stored upper-case
     v_value := p_body -> 'country_code';
-    IF v_value IS NOT NULL AND jsonb_typeof(v_value) <> 'null' THEN
+    IF NOT app.json_absent(v_value) THEN
         -- ASCII-only upper-casing (COLLATE "C"): a locale's would turn the dotless ı of `gı` into I.
         v_text := upper(app.trim_white_space(v_value #>> '{}') COLLATE "C");
         IF jsonb_typeof(v_value) <> 'string'
@@ -111,7 +110,7 @@ BEGIN
 
     -- features: a set of the allowed values, at most 32 items as sent; stored sorted and distinct
     v_value := p_body -> 'features';
-    IF v_value IS NULL OR jsonb_typeof(v_value) = 'null' THEN
+    IF app.json_absent(v_value) THEN
         v_lot.features := '{}';
     ELSIF jsonb_typeof(v_value) <> 'array'
           OR jsonb_array_length(v_value) > 32
@@ -134,7 +133,7 @@ BEGIN
 
     -- cancellation: all three keys or none
     v_value := p_body -> 'cancellation';
-    IF v_value IS NOT NULL AND jsonb_typeof(v_value) <> 'null' THEN
+    IF NOT app.json_absent(v_value) THEN
         IF jsonb_typeof(v_value) <> 'object' THEN
             PERFORM app.refuse(422, 'invalid_body', 'cancellation');
         END IF;

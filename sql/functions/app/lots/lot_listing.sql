@@ -54,10 +54,7 @@ DECLARE
     v_operator app.operators;
     v_unmet text[];
 BEGIN
-    SELECT * INTO v_lot FROM app.lots AS l WHERE l.operator_id = p_operator_id AND l.external_id = p_external_id;
-    IF NOT FOUND THEN
-        PERFORM app.refuse(422, 'invalid_parameter', 'p_external_id');
-    END IF;
+    v_lot := app.named_lot(p_operator_id, p_external_id);
     SELECT * INTO v_operator FROM app.operators AS o WHERE o.id = p_operator_id;
     v_unmet := app.lot_unmet_requirements(v_lot);
     RETURN jsonb_build_object(

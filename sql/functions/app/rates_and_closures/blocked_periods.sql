@@ -176,7 +176,7 @@ BEGIN
         PERFORM app.refuse(422, 'invalid_body');
     END IF;
     PERFORM app.refuse_unknown_keys(v_body, ARRAY['blocked_periods']);
-    IF coalesce(jsonb_typeof(v_body -> 'blocked_periods'), 'null') = 'null' THEN  -- absent, or null
+    IF app.json_absent(v_body -> 'blocked_periods') THEN  -- absent, or null
         PERFORM app.refuse(422, 'missing_field', 'blocked_periods');
     END IF;
     RETURN app.blocked_periods_replace(v_lot, v_body -> 'blocked_periods');

@@ -48,7 +48,7 @@ BEGIN
 
     -- currency: the operator's settlement currency, whatever letter case; absent or null means it
     v_value := p_body -> 'currency';
-    IF v_value IS NULL OR jsonb_typeof(v_value) = 'null' THEN
+    IF app.json_absent(v_value) THEN
         v_rates.currency := p_settlement_currency;
     ELSIF jsonb_typeof(v_value) <> 'string' OR (v_value #>> '{}') !~ '^[A-Za-z]{3}$' THEN
         PERFORM app.refuse(422, 'invalid_body', 'currency');
