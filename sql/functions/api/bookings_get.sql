@@ -1,6 +1,7 @@
 -- GET /bookings: the operator's bookings from every channel, oldest change first. read_bookings.
--- p_since: the previous answer's `next` (NULL or empty: from the beginning); p_limit 1-500 (the
--- gateway validates it first; the guard keeps the function's own contract).
+-- p_since: the previous answer's `next` (NULL or empty: from the beginning); p_limit 1-500. The
+-- query's syntax (limit 1-500, since at most 512 characters) is the gateway's, refused before
+-- authentication (DESIGN §5); whether a since is a token of ours is decided here.
 --
 -- The page is one index range scan after the cursor's position (clamped back to the watermark).
 -- `next` is the last row's position, or the watermark if that is earlier; `has_more` is true only
@@ -31,9 +32,6 @@ DECLARE
 BEGIN
     PERFORM app.require_read_committed();
     SELECT * INTO v_caller FROM app.authenticate(p_authorization, 'read_bookings', true);
-    IF p_limit IS NULL OR p_limit NOT BETWEEN 1 AND 500 THEN
-        PERFORM app.refuse(422, 'invalid_query', 'limit');
-    END IF;
     v_watermark := app.bookings_watermark(v_caller.operator_id);
     IF coalesce(p_since, '') = '' THEN
         SELECT timestamptz 'epoch' AS changed_at, '' AS reference INTO v_from;

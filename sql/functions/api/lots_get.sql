@@ -1,6 +1,6 @@
 -- GET /lots: the operator's lots, keyset-paged on external_id in byte order. read_supply.
--- p_after: the previous page's next_after (NULL for the first page); p_limit 1-200 (the gateway
--- validates both before the call; the guard here keeps the function's own contract).
+-- p_after: the previous page's next_after (NULL for the first page); p_limit 1-200. Both come
+-- validated: the query's syntax is the gateway's (refused before authentication, DESIGN §5).
 -- next_after is the last external_id when the page is full, else null. Each entry is the Lot plus
 -- `rates`: the marketplace envelope, or null when the lot has no price yet.
 CREATE OR REPLACE FUNCTION api.lots_get(
@@ -22,12 +22,6 @@ DECLARE
     v_last text;
 BEGIN
     SELECT * INTO v_caller FROM app.authenticate(p_authorization, 'read_supply', true);
-    IF p_limit IS NULL OR p_limit NOT BETWEEN 1 AND 200 THEN
-        PERFORM app.refuse(422, 'invalid_query', 'limit');
-    END IF;
-    IF char_length(p_after) NOT BETWEEN 1 AND 200 THEN
-        PERFORM app.refuse(422, 'invalid_query', 'after');
-    END IF;
 
     SELECT coalesce(jsonb_agg(app.lot_read_form(page) || jsonb_build_object('rates', (
                         SELECT app.rates_read_form(r)

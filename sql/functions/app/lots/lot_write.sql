@@ -21,7 +21,9 @@ DECLARE
     v_superseded boolean := false;
     v_result text;
 BEGIN
-    IF p_external_id IS NULL OR char_length(p_external_id) NOT BETWEEN 1 AND 200 THEN
+    -- The gateway passes NULL for a path segment that is not 1-200 characters of UTF-8 (its rule);
+    -- the refusal is ours, so that it comes after the credential check.
+    IF p_external_id IS NULL THEN
         PERFORM app.refuse(422, 'invalid_body', 'external_id');
     END IF;
     SELECT o.media_folder INTO v_folder FROM app.operators AS o WHERE o.id = p_operator_id;
