@@ -4,7 +4,7 @@
 -- Diff before update: a PUT equal to what is stored issues no statement at all, proven by the row's
 -- tuple (ctid, xmin, xmax), the table's statistics and a statement trigger, not just by the answer.
 BEGIN;
-SELECT plan(89);
+SELECT plan(92);
 
 CREATE TEMP TABLE fx AS
 SELECT a, b, tests.issue_credential(a, ARRAY['write_supply']) AS bearer, tests.issue_credential(b, ARRAY['write_supply']) AS b_bearer
@@ -281,6 +281,18 @@ SELECT is(pg_temp.answer_between(tests.lot_body(), tests.lot_body('{"features": 
 
 SELECT is(tests.lot_count(a), 4::bigint, 'operator A holds four lots: lot-1, bare, Lot-1, diff') FROM fx;
 SELECT is(tests.lot_count(b), 1::bigint, 'operator B holds its one lot') FROM fx;
+
+-- The field registry (app.lot_fields) is the one list: the read form has exactly its keys, every
+-- field is a column of the lot, and only online_bookable is not reviewed.
+SELECT set_eq($$SELECT jsonb_object_keys(app.lot_read_form(NULL::app.lots))$$,
+              $$SELECT 'external_id' UNION SELECT body_key FROM app.lot_fields()$$,
+              'the read form has exactly the keys of the field registry, and external_id');
+SELECT is((SELECT count(*) FROM app.lot_fields() AS f
+            WHERE NOT EXISTS (SELECT FROM pg_attribute AS a
+                               WHERE a.attrelid = 'app.lots'::regclass AND a.attname = f.name AND NOT a.attisdropped)),
+          0::bigint, 'every field of the registry is a column of app.lots under its name');
+SELECT is(ARRAY(SELECT name FROM app.lot_fields() WHERE NOT reviewed), ARRAY['online_bookable'],
+          'only online_bookable is not reviewed');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -10,10 +10,8 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    c_fields constant text[] := ARRAY[
-        'external_id', 'name', 'timezone', 'handover', 'online_bookable', 'capacity', 'latitude',
-        'longitude', 'city', 'country_code', 'features', 'arrival', 'media', 'min_advance_days',
-        'min_stay_days', 'max_stay_days', 'cancellation'];
+    -- The body's keys: external_id (checked, not stored) and the keys of app.lot_fields.
+    c_fields constant text[] := ARRAY['external_id'] || ARRAY(SELECT DISTINCT f.body_key FROM app.lot_fields() AS f);
     c_features constant text[] := ARRAY[
         'indoor', 'security', 'cameras', 'gate_automation', 'plate_recognition', 'ev_charging',
         'disabled_access', 'oversize_vehicle', 'valet'];

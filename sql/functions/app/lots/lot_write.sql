@@ -3,7 +3,7 @@
 -- Diff before update: the stored lot is read without a lock and compared field by field; when
 -- nothing differs, no statement at all is issued (no lock, no write, no trigger) and the answer is
 -- `unchanged`. Otherwise the row is re-read under lock, compared again, and updated. A change to any
--- reviewed field (every field but online_bookable) voids a pending or approved review (state
+-- reviewed field (app.lot_fields: every field but online_bookable) voids a pending or approved review (state
 -- `superseded`); a zone change withdraws the zone confirmation.
 --
 -- Two first writes of one external_id at once: the second waits for the first and answers PT409
@@ -61,7 +61,7 @@ BEGIN
             v_new := v_old;
         ELSE
             v_result := 'updated';
-            v_superseded := v_old.review_state IN ('pending', 'approved') AND v_changed <> ARRAY['online_bookable'];
+            v_superseded := v_old.review_state IN ('pending', 'approved') AND app.lot_changes_reviewed(v_changed);
             UPDATE app.lots AS l
                SET name = v_new.name,
                    timezone = v_new.timezone,
