@@ -1,4 +1,4 @@
-//! Settings, all from environment variables (documented with their defaults in the README).
+//! Settings, all from environment variables (documented with their defaults in gateway/README.md).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

@@ -1,7 +1,7 @@
 //! `ingest serve` runs the API and the webhook worker; `ingest webhooks` runs the webhook worker
 //! alone; `ingest migrate` brings the database schema up to date; `ingest openapi` prints the
 //! OpenAPI document (for `BASE_PATH`, default `/v1`). Settings come from the
-//! environment (see the README).
+//! environment (see gateway/README.md).
 
 use std::process::ExitCode;
 
