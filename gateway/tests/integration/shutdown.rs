@@ -29,14 +29,22 @@ async fn wait_until_refused(addr: SocketAddr) {
     panic!("{addr} still accepts connections 2 s after shutdown began");
 }
 
-/// Locks the credentials table (which every authentication reads) in a transaction of a superuser
-/// session, holding every request in the database: (the session, its pid).
-async fn lock_credentials(app: &TestApp) -> (tokio_postgres::Client, i32) {
+/// A GET /ping held inside the database: a superuser session locks the credentials table (which
+/// every authentication reads) in a transaction, and the ping waits on it until the test commits or
+/// rolls back that session. Answers (the session, the ping's task), the ping already waiting.
+async fn ping_held_in_the_database(
+    app: &TestApp,
+    credential: &crate::common::Credential,
+) -> (tokio_postgres::Client, tokio::task::JoinHandle<crate::common::TestResponse>) {
     let locker = app.superuser().await;
     let pid = crate::common::backend_pid(&locker).await;
     locker.batch_execute("BEGIN").await.unwrap();
     locker.batch_execute("LOCK TABLE app.api_credentials IN ACCESS EXCLUSIVE MODE").await.unwrap();
-    (locker, pid)
+    let http = app.http();
+    let bearer = credential.bearer();
+    let in_flight = tokio::spawn(async move { http.ping(Some(&bearer)).await });
+    crate::common::wait_for_session_blocked_by(&app.database_url, pid).await;
+    (locker, in_flight)
 }
 
 /// Asserts the server closes `stream` (EOF or reset) within `limit`.
@@ -53,12 +61,7 @@ async fn assert_closed_by_server(stream: &mut TcpStream, limit: Duration) {
 async fn shutdown_lets_a_request_in_flight_finish_and_refuses_new_connections() {
     let mut app = TestApp::spawn().await;
     let (_operator, credential) = app.operator_with_credential().await;
-    let (locker, locker_pid) = lock_credentials(&app).await;
-
-    let http = app.http();
-    let bearer = credential.bearer();
-    let in_flight = tokio::spawn(async move { http.ping(Some(&bearer)).await });
-    crate::common::wait_for_session_blocked_by(&app.database_url, locker_pid).await;
+    let (locker, in_flight) = ping_held_in_the_database(&app, &credential).await;
 
     app.begin_shutdown();
     wait_until_refused(app.addr).await;
@@ -133,11 +136,7 @@ Host: te",
         credential.bearer()
     );
     half_body.write_all(head.as_bytes()).await.unwrap();
-    let (locker, locker_pid) = lock_credentials(&app).await;
-    let http = app.http();
-    let bearer = credential.bearer();
-    let in_flight = tokio::spawn(async move { http.ping(Some(&bearer)).await });
-    crate::common::wait_for_session_blocked_by(&app.database_url, locker_pid).await;
+    let (locker, in_flight) = ping_held_in_the_database(&app, &credential).await;
 
     app.begin_shutdown();
     assert_closed_by_server(&mut half_head, Duration::from_secs(2)).await;
@@ -167,11 +166,7 @@ async fn shutdown_stops_waiting_for_requests_in_flight_after_the_grace_period() 
     })
     .await;
     let (_operator, credential) = app.operator_with_credential().await;
-    let (locker, locker_pid) = lock_credentials(&app).await;
-    let http = app.http();
-    let bearer = credential.bearer();
-    let in_flight = tokio::spawn(async move { http.ping(Some(&bearer)).await });
-    crate::common::wait_for_session_blocked_by(&app.database_url, locker_pid).await;
+    let (locker, in_flight) = ping_held_in_the_database(&app, &credential).await;
 
     let started = Instant::now();
     app.begin_shutdown();
