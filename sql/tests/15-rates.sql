@@ -6,7 +6,7 @@
 -- that is not the caller's (before the body), dry run, GET /lots showing the envelope, and the
 -- lot_price_in_force requirement on the lot's own calendar.
 BEGIN;
-SELECT plan(216);
+SELECT plan(218);
 
 -- Operator A (settlement currency EUR) writes and reads; operator B holds a lot of its own.
 CREATE TEMP TABLE fx AS
@@ -561,6 +561,16 @@ SELECT is(pg_temp.in_force('Pacific/Kiritimati', pago, pago), false,
 SELECT is(pg_temp.in_force('Pacific/Pago_Pago', pago, pago), true, 'a window of today in Pago Pago is in force for the Pago Pago lot') FROM today;
 SELECT is(pg_temp.in_force('Pacific/Pago_Pago', kiri, kiri), false,
           'a window of today in Kiritimati is not in force for the Pago Pago lot (its today is earlier)') FROM today;
+
+-- The field registry (app.rates_fields) is the one list: the read form has exactly its keys and the
+-- constant channel, and every field is a column of app.lot_rates under its name.
+SELECT set_eq($$SELECT jsonb_object_keys(app.rates_read_form(jsonb_populate_record(NULL::app.lot_rates, '{"channel": "marketplace"}')))$$,
+              $$SELECT 'channel' UNION SELECT name FROM app.rates_fields()$$,
+              'the Rates read form has exactly the keys of the field registry, and channel');
+SELECT is((SELECT count(*) FROM app.rates_fields() AS f
+            WHERE NOT EXISTS (SELECT FROM pg_attribute AS a
+                               WHERE a.attrelid = 'app.lot_rates'::regclass AND a.attname = f.name AND NOT a.attisdropped)),
+          0::bigint, 'every field of the registry is a column of app.lot_rates under its name');
 
 SELECT * FROM finish();
 ROLLBACK;

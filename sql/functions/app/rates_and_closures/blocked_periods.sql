@@ -21,7 +21,7 @@ DECLARE
     v_starts date;
     v_ends date;
     v_reason jsonb;
-    v_periods jsonb := '[]';
+    v_periods jsonb := '[]'::jsonb;
     v_collision integer;
 BEGIN
     IF jsonb_typeof(p_periods) IS DISTINCT FROM 'array' OR jsonb_array_length(p_periods) > 100 THEN

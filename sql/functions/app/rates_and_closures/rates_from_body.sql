@@ -11,9 +11,8 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    c_fields constant text[] := ARRAY[
-        'fixed_price', 'floor_price', 'base_price', 'ceiling_price', 'currency', 'min_first_day_price',
-        'dynamic', 'valid_from', 'valid_to'];
+    -- The body's keys: the fields of app.rates_fields, and fixed_price (the fixed shape).
+    c_fields constant text[] := ARRAY['fixed_price'] || ARRAY(SELECT f.name FROM app.rates_fields() AS f);
     v_rates app.lot_rates;
     v_present text[];
     v_value jsonb;

@@ -77,7 +77,8 @@ END
 $$;
 REVOKE ALL ON FUNCTION app.rates_write(uuid, text, text) FROM PUBLIC;
 
--- The Rates fields that differ, in the order of the spec's Rates table; every field on create.
+-- The Rates fields that differ, in the order of the spec's Rates table (app.rates_fields); every
+-- field on create. Each field's column holds its name; jsonb compares numbers by value.
 CREATE OR REPLACE FUNCTION app.rates_changes(p_old app.lot_rates, p_new app.lot_rates)
 RETURNS text[]
 LANGUAGE sql
@@ -86,17 +87,9 @@ SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT ARRAY(
         SELECT f.name
-          FROM (VALUES
-                (1, 'currency', p_old.currency IS DISTINCT FROM p_new.currency),
-                (2, 'base_price', p_old.base_price IS DISTINCT FROM p_new.base_price),
-                (3, 'floor_price', p_old.floor_price IS DISTINCT FROM p_new.floor_price),
-                (4, 'ceiling_price', p_old.ceiling_price IS DISTINCT FROM p_new.ceiling_price),
-                (5, 'min_first_day_price', p_old.min_first_day_price IS DISTINCT FROM p_new.min_first_day_price),
-                (6, 'dynamic', p_old.dynamic IS DISTINCT FROM p_new.dynamic),
-                (7, 'valid_from', p_old.valid_from IS DISTINCT FROM p_new.valid_from),
-                (8, 'valid_to', p_old.valid_to IS DISTINCT FROM p_new.valid_to)
-               ) AS f(ordinal, name, differs)
-         WHERE f.differs OR p_old.channel IS NULL
+          FROM app.rates_fields() AS f
+         WHERE p_old.channel IS NULL
+            OR (pg_catalog.to_jsonb(p_old) -> f.name) IS DISTINCT FROM (pg_catalog.to_jsonb(p_new) -> f.name)
          ORDER BY f.ordinal);
 $$;
 REVOKE ALL ON FUNCTION app.rates_changes(app.lot_rates, app.lot_rates) FROM PUBLIC;
