@@ -827,4 +827,15 @@ BEGIN
 END
 $$;
 
+-- Which of p_names are not columns of p_table (a field registry's names must all be).
+CREATE FUNCTION tests.names_not_columns_of(p_table regclass, p_names text[])
+RETURNS text[]
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT ARRAY(SELECT n FROM unnest(p_names) AS n
+                  WHERE NOT EXISTS (SELECT FROM pg_attribute AS a
+                                     WHERE a.attrelid = p_table AND a.attname = n AND NOT a.attisdropped));
+$$;
+
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA tests TO PUBLIC;
