@@ -42,21 +42,51 @@ BEGIN
         END IF;
     END IF;
 
+    -- The page: one range scan of the feed index, then each row's lot by its primary key (a lateral
+    -- lookup per row: a plain join estimates too few rows and hashes every lot of the operator). A
+    -- Booking as the feed answers it: exactly the spec's keys; money a two-decimal string, stays on
+    -- the lot's wall clock (no offset), timestamps UTC with microseconds and Z; unknown values null,
+    -- vehicle_plates [] when none. (Built here, in the page's query: a function per row costs more
+    -- than the rest of the page.)
     WITH page AS (
-        SELECT p.b, l, row_number() OVER (ORDER BY (p.b).changed_at, (p.b).reference) AS n
-          FROM (SELECT b
-                  FROM app.bookings AS b
-                 WHERE b.operator_id = v_caller.operator_id
-                   AND (b.changed_at, b.reference) > (v_from.changed_at, v_from.reference COLLATE "C")
-                 ORDER BY b.changed_at, b.reference
-                 LIMIT p_limit + 1) AS p
-          JOIN app.lots AS l ON l.operator_id = (p.b).operator_id AND l.id = (p.b).lot_id)
-    SELECT coalesce(jsonb_agg(app.booking_read_form(page.b, page.l) ORDER BY page.n) FILTER (WHERE page.n <= p_limit), '[]'),
+        SELECT b.*, row_number() OVER (ORDER BY b.changed_at, b.reference) AS n
+          FROM app.bookings AS b
+         WHERE b.operator_id = v_caller.operator_id
+           AND (b.changed_at, b.reference) > (v_from.changed_at, v_from.reference COLLATE "C")
+         ORDER BY b.changed_at, b.reference
+         LIMIT p_limit + 1)
+    SELECT coalesce(jsonb_agg(jsonb_build_object(
+               'reference', page.reference,
+               'external_reference', page.external_reference,
+               'lot_external_id', l.external_id,
+               'lot_name', l.name,
+               'timezone', l.timezone,
+               'check_in_local', to_char(page.check_in_local, 'YYYY-MM-DD"T"HH24:MI:SS'),
+               'check_out_local', to_char(page.check_out_local, 'YYYY-MM-DD"T"HH24:MI:SS'),
+               'parking_days', page.parking_days,
+               'status', page.status,
+               'payment_status', page.payment_status,
+               'currency', page.currency,
+               'total', page.total::text,
+               'channel', page.channel,
+               'flight_number', page.flight_number,
+               'customer', jsonb_build_object(
+                   'first_name', page.customer_first_name,
+                   'last_name', page.customer_last_name,
+                   'email', page.customer_email,
+                   'phone', page.customer_phone),
+               'vehicle_plates', to_jsonb(page.vehicle_plates),
+               'created_at', app.utc_text(page.created_at),
+               'cancelled_at', app.utc_text(page.cancelled_at)) ORDER BY page.n) FILTER (WHERE page.n <= p_limit), '[]'),
            count(*),
-           (array_agg((page.b).changed_at ORDER BY page.n) FILTER (WHERE page.n <= p_limit))[least(count(*), p_limit)],
-           (array_agg((page.b).reference ORDER BY page.n) FILTER (WHERE page.n <= p_limit))[least(count(*), p_limit)]
+           (array_agg(page.changed_at ORDER BY page.n) FILTER (WHERE page.n <= p_limit))[least(count(*), p_limit)],
+           (array_agg(page.reference ORDER BY page.n) FILTER (WHERE page.n <= p_limit))[least(count(*), p_limit)]
       INTO v_rows, v_count, v_last_at, v_last_reference
-      FROM page;
+      FROM page
+     CROSS JOIN LATERAL (SELECT x.external_id, x.name, x.timezone
+                           FROM app.lots AS x
+                          WHERE x.operator_id = page.operator_id AND x.id = page.lot_id
+                          LIMIT 1) AS l;
 
     IF v_count = 0 THEN
         v_next_at := v_from.changed_at;

@@ -177,13 +177,26 @@ impl TestApp {
             .get(0)
     }
 
-    /// The operator's bookings as the database holds them now, in their Booking form (the read
-    /// form of the feed), keyed on reference: a direct read as the superuser.
+    /// The operator's bookings as the database holds them now, in the spec's Booking form (spelled
+    /// here, independently of the feed's own query), keyed on reference: a direct read as the
+    /// superuser.
     pub async fn bookings_in_database(&self, operator: &Operator) -> BTreeMap<String, Value> {
         self.superuser()
             .await
             .query(
-                "SELECT b.reference, app.booking_read_form(b, l)
+                "SELECT b.reference, jsonb_build_object(
+                        'reference', b.reference, 'external_reference', b.external_reference,
+                        'lot_external_id', l.external_id, 'lot_name', l.name, 'timezone', l.timezone,
+                        'check_in_local', to_char(b.check_in_local, 'YYYY-MM-DD\"T\"HH24:MI:SS'),
+                        'check_out_local', to_char(b.check_out_local, 'YYYY-MM-DD\"T\"HH24:MI:SS'),
+                        'parking_days', b.parking_days, 'status', b.status, 'payment_status', b.payment_status,
+                        'currency', b.currency, 'total', b.total::text, 'channel', b.channel,
+                        'flight_number', b.flight_number,
+                        'customer', jsonb_build_object('first_name', b.customer_first_name,
+                            'last_name', b.customer_last_name, 'email', b.customer_email, 'phone', b.customer_phone),
+                        'vehicle_plates', to_jsonb(b.vehicle_plates),
+                        'created_at', to_char(b.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'),
+                        'cancelled_at', to_char(b.cancelled_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'))
                    FROM app.bookings AS b
                    JOIN app.lots AS l ON l.operator_id = b.operator_id AND l.id = b.lot_id
                   WHERE b.operator_id = $1",

@@ -138,37 +138,3 @@ END
 $$;
 REVOKE ALL ON FUNCTION app.cursor_position(uuid, text) FROM PUBLIC;
 
--- A Booking as the feed answers it: exactly the spec's keys. Money a two-decimal string, stays on
--- the lot's wall clock (YYYY-MM-DDTHH:MM:SS, no offset), timestamps UTC with microseconds and Z;
--- unknown values null, vehicle_plates [] when none.
-CREATE OR REPLACE FUNCTION app.booking_read_form(p_booking app.bookings, p_lot app.lots)
-RETURNS jsonb
-LANGUAGE sql
-IMMUTABLE
-SET search_path = pg_catalog, pg_temp
-AS $$
-    SELECT jsonb_build_object(
-        'reference', p_booking.reference,
-        'external_reference', p_booking.external_reference,
-        'lot_external_id', p_lot.external_id,
-        'lot_name', p_lot.name,
-        'timezone', p_lot.timezone,
-        'check_in_local', to_char(p_booking.check_in_local, 'YYYY-MM-DD"T"HH24:MI:SS'),
-        'check_out_local', to_char(p_booking.check_out_local, 'YYYY-MM-DD"T"HH24:MI:SS'),
-        'parking_days', p_booking.parking_days,
-        'status', p_booking.status,
-        'payment_status', p_booking.payment_status,
-        'currency', p_booking.currency,
-        'total', p_booking.total::text,
-        'channel', p_booking.channel,
-        'flight_number', p_booking.flight_number,
-        'customer', jsonb_build_object(
-            'first_name', p_booking.customer_first_name,
-            'last_name', p_booking.customer_last_name,
-            'email', p_booking.customer_email,
-            'phone', p_booking.customer_phone),
-        'vehicle_plates', to_jsonb(p_booking.vehicle_plates),
-        'created_at', app.utc_text(p_booking.created_at),
-        'cancelled_at', app.utc_text(p_booking.cancelled_at));
-$$;
-REVOKE ALL ON FUNCTION app.booking_read_form(app.bookings, app.lots) FROM PUBLIC;
