@@ -1,21 +1,16 @@
 -- The names of the fields that differ between the stored lot and the one written, in the order of
 -- the spec's field table (app.lot_fields), the cancellation keys under their reviewed-list names. A
--- new lot (p_old NULL) differs in every field. Values are compared as stored (normalised), so features in another
--- order, or coordinates that round to the stored value, are no change.
+-- new lot (p_old NULL) differs in every field. Values are compared as stored (normalised), so
+-- features in another order, or coordinates that round to the stored value, are no change.
 CREATE OR REPLACE FUNCTION app.lot_changes(p_old app.lots, p_new app.lots)
 RETURNS text[]
 LANGUAGE sql
 IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    -- Each field's column holds its name (app.lot_fields); jsonb compares numbers by value, so
-    -- 1.5 and 1.500000 are the same coordinate, as numeric comparison had them.
-    SELECT ARRAY(
-        SELECT f.name
-          FROM app.lot_fields() AS f
-         WHERE p_old.id IS NULL
-            OR (pg_catalog.to_jsonb(p_old) -> f.name) IS DISTINCT FROM (pg_catalog.to_jsonb(p_new) -> f.name)
-         ORDER BY f.ordinal);
+    SELECT app.fields_that_differ(
+        CASE WHEN p_old.id IS NOT NULL THEN pg_catalog.to_jsonb(p_old) END, pg_catalog.to_jsonb(p_new),
+        ARRAY(SELECT f.name FROM app.lot_fields() AS f ORDER BY f.ordinal));
 $$;
 REVOKE ALL ON FUNCTION app.lot_changes(app.lots, app.lots) FROM PUBLIC;
 

@@ -78,18 +78,15 @@ $$;
 REVOKE ALL ON FUNCTION app.rates_write(uuid, text, text) FROM PUBLIC;
 
 -- The Rates fields that differ, in the order of the spec's Rates table (app.rates_fields); every
--- field on create. Each field's column holds its name; jsonb compares numbers by value.
+-- field on create.
 CREATE OR REPLACE FUNCTION app.rates_changes(p_old app.lot_rates, p_new app.lot_rates)
 RETURNS text[]
 LANGUAGE sql
 IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT ARRAY(
-        SELECT f.name
-          FROM app.rates_fields() AS f
-         WHERE p_old.channel IS NULL
-            OR (pg_catalog.to_jsonb(p_old) -> f.name) IS DISTINCT FROM (pg_catalog.to_jsonb(p_new) -> f.name)
-         ORDER BY f.ordinal);
+    SELECT app.fields_that_differ(
+        CASE WHEN p_old.channel IS NOT NULL THEN pg_catalog.to_jsonb(p_old) END, pg_catalog.to_jsonb(p_new),
+        ARRAY(SELECT f.name FROM app.rates_fields() AS f ORDER BY f.ordinal));
 $$;
 REVOKE ALL ON FUNCTION app.rates_changes(app.lot_rates, app.lot_rates) FROM PUBLIC;
