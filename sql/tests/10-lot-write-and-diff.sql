@@ -4,7 +4,7 @@
 -- Diff before update: a PUT equal to what is stored issues no statement at all, proven by the row's
 -- tuple (ctid, xmin, xmax), the table's statistics and a statement trigger, not just by the answer.
 BEGIN;
-SELECT plan(92);
+SELECT plan(95);
 
 CREATE TEMP TABLE fx AS
 SELECT a, b, tests.issue_credential(a, ARRAY['write_supply']) AS bearer, tests.issue_credential(b, ARRAY['write_supply']) AS b_bearer
@@ -285,8 +285,19 @@ SELECT is(tests.lot_count(b), 1::bigint, 'operator B holds its one lot') FROM fx
 -- The field registry (app.lot_fields) is the one list: the read form has exactly its keys, every
 -- field is a column of the lot, and only online_bookable is not reviewed.
 SELECT set_eq($$SELECT jsonb_object_keys(app.lot_read_form(NULL::app.lots))$$,
-              $$SELECT 'external_id' UNION SELECT body_key FROM app.lot_fields()$$,
+              $$SELECT 'external_id' UNION SELECT body_path[1] FROM app.lot_fields()$$,
               'the read form has exactly the keys of the field registry, and external_id');
+SELECT set_eq($$SELECT jsonb_object_keys(app.lot_read_form(
+                  jsonb_populate_record(NULL::app.lots, '{"cancellation_no_show_forfeits_full": false}')) -> 'cancellation')$$,
+              $$SELECT body_path[2] FROM app.lot_fields() WHERE body_path[1] = 'cancellation'$$,
+              'the read form''s cancellation object has exactly the registry''s cancellation keys');
+SELECT is(ARRAY(SELECT DISTINCT kind FROM app.lot_fields()
+                 WHERE kind NOT IN ('text', 'integer', 'boolean', 'money', 'date', 'choice', 'choice_set',
+                                    'zone', 'coordinate', 'country', 'arrival', 'media')), '{}'::text[],
+          'every kind in the registry has a reader (app.json_field or app.lot_from_body)');
+SELECT is(ARRAY(SELECT DISTINCT r FROM app.lot_fields(), unnest(rules_before) AS r
+                 WHERE r NOT IN ('coordinates_paired', 'stay_bounds', 'cancellation_complete')), '{}'::text[],
+          'every rule between fields in the registry is one app.lot_rule_between_fields runs');
 SELECT is(tests.names_not_columns_of('app.lots', ARRAY(SELECT name FROM app.lot_fields())), '{}'::text[],
           'every field of the registry is a column of app.lots under its name');
 SELECT is(ARRAY(SELECT name FROM app.lot_fields() WHERE NOT reviewed), ARRAY['online_bookable'],

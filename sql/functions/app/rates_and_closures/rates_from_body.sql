@@ -15,7 +15,10 @@ DECLARE
     c_fields constant text[] := ARRAY['fixed_price'] || ARRAY(SELECT f.name FROM app.rates_fields() AS f);
     v_rates app.lot_rates;
     v_present text[];
+    v_field record;
     v_value jsonb;
+    v_read jsonb;
+    v_fields jsonb := '{}'::jsonb;
 BEGIN
     IF jsonb_typeof(p_body) IS DISTINCT FROM 'object' THEN
         PERFORM app.refuse(422, 'invalid_body');
@@ -45,22 +48,26 @@ BEGIN
         PERFORM app.refuse(422, 'missing_field', 'fixed_price');
     END IF;
 
-    -- currency: the operator's settlement currency, whatever letter case; absent or null means it
-    v_value := p_body -> 'currency';
-    IF app.json_absent(v_value) THEN
-        v_rates.currency := p_settlement_currency;
-    ELSIF jsonb_typeof(v_value) <> 'string' OR (v_value #>> '{}') !~ '^[A-Za-z]{3}$' THEN
-        PERFORM app.refuse(422, 'invalid_body', 'currency');
-    ELSIF upper((v_value #>> '{}') COLLATE "C") <> p_settlement_currency THEN
-        PERFORM app.refuse(422, 'currency_is_not_settlement_currency', 'currency');
-    ELSE
-        v_rates.currency := p_settlement_currency;
-    END IF;
-
-    v_rates.min_first_day_price := app.json_money(p_body -> 'min_first_day_price', 'min_first_day_price');
-    v_rates.dynamic := coalesce(app.json_boolean(p_body -> 'dynamic', 'dynamic'), false);
-    v_rates.valid_from := app.json_date(p_body -> 'valid_from', 'valid_from');
-    v_rates.valid_to := app.json_date(p_body -> 'valid_to', 'valid_to');
+    -- the other fields in their order, by kind
+    FOR v_field IN SELECT * FROM app.rates_fields() AS f WHERE f.kind <> 'price' ORDER BY f.ordinal LOOP
+        v_value := p_body -> v_field.name;
+        IF v_field.kind = 'currency' THEN
+            -- the operator's settlement currency, whatever letter case; absent or null means it
+            IF app.json_absent(v_value) THEN
+                v_read := to_jsonb(p_settlement_currency);
+            ELSIF jsonb_typeof(v_value) <> 'string' OR (v_value #>> '{}') !~ '^[A-Za-z]{3}$' THEN
+                PERFORM app.refuse(422, 'invalid_body', v_field.name);
+            ELSIF upper((v_value #>> '{}') COLLATE "C") <> p_settlement_currency THEN
+                PERFORM app.refuse(422, 'currency_is_not_settlement_currency', v_field.name);
+            ELSE
+                v_read := to_jsonb(p_settlement_currency);
+            END IF;
+        ELSE
+            v_read := app.json_field(v_value, v_field.name, v_field.kind, NULL, NULL, NULL);
+        END IF;
+        v_fields := v_fields || jsonb_build_object(v_field.name, coalesce(v_read, v_field.default_value));
+    END LOOP;
+    v_rates := jsonb_populate_record(v_rates, v_fields);
 
     IF v_rates.floor_price > v_rates.base_price THEN
         PERFORM app.refuse(422, 'invalid_price_envelope', 'floor_price');
