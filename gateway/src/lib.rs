@@ -28,6 +28,7 @@
 //! - [`response`]: building answers with the headers every answer carries.
 //! - [`credential`]: reading the key id a request presents, for log lines.
 //! - [`telemetry`]: JSON log lines.
+//! - [`metrics`]: the metrics' names, labels and registries (served by [`admin`]).
 //! - [`migrate`]: embedded refinery migrations, then the function files.
 //! - [`webhooks`]: the webhook delivery worker (a task of `serve`, or `ingest webhooks` alone).
 
@@ -41,6 +42,7 @@ pub mod db_tls;
 pub mod dispatch;
 pub mod errors;
 pub mod handlers;
+pub mod metrics;
 pub mod migrate;
 pub mod openapi;
 pub mod query;
