@@ -85,6 +85,11 @@ impl<'a> Admission<'a> {
         limiter.take(self.now, &ids, &mut self.credential_held).map_err(|refusal| self.refuse(refusal))
     }
 
+    /// The bucket that refused the request (a 429), if one did.
+    pub fn refused_bucket(&self) -> Option<BucketKind> {
+        self.refused.as_ref().map(|refusal| refusal.kind)
+    }
+
     /// Step 4, once the answer is known; then the rate-limit headers (not on a 404).
     pub fn settle(mut self, status: StatusCode, headers: &mut HeaderMap) {
         let Some(limiter) = self.limiter else { return };

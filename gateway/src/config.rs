@@ -10,6 +10,9 @@ use crate::ratelimit::{Limits, Rate};
 pub struct Config {
     /// `LISTEN_ADDR`: where `serve` listens.
     pub listen: SocketAddr,
+    /// `ADMIN_LISTEN_ADDR` (default `127.0.0.1:8081`; empty: off): the admin listener of `serve` and
+    /// `webhooks` (`/livez`, `/readyz`, `/metrics`), never on the API's port.
+    pub admin_listen: Option<SocketAddr>,
     /// `BASE_PATH`: the versioned root of the API; the OpenAPI document sits one level up.
     pub base_path: String,
     /// `DATABASE_URL`: the PostgreSQL connection (libpq URL or key=value form).
@@ -23,6 +26,9 @@ pub struct Config {
     pub database_timeout: Duration,
     /// `SHUTDOWN_GRACE_SECONDS`: how long requests in flight may finish after SIGTERM/SIGINT.
     pub shutdown_grace: Duration,
+    /// `SHUTDOWN_DRAIN_SECONDS` (default 0): after SIGTERM/SIGINT, how long `/readyz` answers 503
+    /// while the API still takes new requests, so a balancer stops sending before it stops accepting.
+    pub shutdown_drain: Duration,
     /// `HEADER_TIMEOUT_MS` (default 10000): the longest a request head may take to arrive.
     pub header_timeout: Duration,
     /// `BODY_TIMEOUT_MS` (default 10000): the longest a request body may take to arrive.
@@ -54,6 +60,9 @@ pub struct WebhookSettings {
     pub per_operator: usize,
     /// `WEBHOOK_SWEEP_INTERVAL_MS` (default 1000): how often the worker looks for due hints.
     pub sweep_interval: Duration,
+    /// `WEBHOOK_BACKLOG_INTERVAL_MS` (default 10000): how often the worker reads the backlog for its
+    /// metrics (`webhook.backlog()`).
+    pub backlog_interval: Duration,
     /// `WEBHOOK_PUBLIC_RANGES` (staging only; default none): CIDR ranges that count as public.
     pub public_ranges: String,
     /// `WEBHOOK_EXTRA_ROOTS` (staging only; default none): a PEM file of extra trust anchors.
@@ -83,6 +92,10 @@ impl Config {
             sweep_interval: Duration::from_millis(positive(
                 "WEBHOOK_SWEEP_INTERVAL_MS",
                 &get("WEBHOOK_SWEEP_INTERVAL_MS", "1000"),
+            )? as u64),
+            backlog_interval: Duration::from_millis(positive(
+                "WEBHOOK_BACKLOG_INTERVAL_MS",
+                &get("WEBHOOK_BACKLOG_INTERVAL_MS", "10000"),
             )? as u64),
             public_ranges: get("WEBHOOK_PUBLIC_RANGES", ""),
             extra_roots: lookup("WEBHOOK_EXTRA_ROOTS").filter(|path| !path.is_empty()).map(PathBuf::from),
@@ -116,6 +129,10 @@ impl Config {
         };
         Ok(Config {
             listen: parse("LISTEN_ADDR", &get("LISTEN_ADDR", "127.0.0.1:8080"))?,
+            admin_listen: match get("ADMIN_LISTEN_ADDR", "127.0.0.1:8081").as_str() {
+                "" => None,
+                address => Some(parse("ADMIN_LISTEN_ADDR", address)?),
+            },
             base_path,
             database_url,
             database_role: (!role.is_empty()).then_some(role),
@@ -128,6 +145,10 @@ impl Config {
                 "SHUTDOWN_GRACE_SECONDS",
                 &get("SHUTDOWN_GRACE_SECONDS", "30"),
             )? as u64),
+            shutdown_drain: Duration::from_secs(parse::<u64>(
+                "SHUTDOWN_DRAIN_SECONDS",
+                &get("SHUTDOWN_DRAIN_SECONDS", "0"),
+            )?),
             header_timeout: Duration::from_millis(
                 positive("HEADER_TIMEOUT_MS", &get("HEADER_TIMEOUT_MS", "10000"))? as u64
             ),
@@ -165,6 +186,9 @@ mod tests {
     fn defaults_apply_when_only_the_database_is_named() {
         let config = config(&[("DATABASE_URL", "postgres://x@h/db")]).unwrap();
         assert_eq!(config.listen, "127.0.0.1:8080".parse().unwrap());
+        assert_eq!(config.admin_listen, Some("127.0.0.1:8081".parse().unwrap()));
+        assert_eq!(config.shutdown_drain, Duration::ZERO);
+        assert_eq!(config.webhooks.backlog_interval, Duration::from_secs(10));
         assert_eq!(config.base_path, "/v1");
         assert_eq!(config.database_role.as_deref(), Some("ingest_gateway"));
         assert_eq!(config.pool_size, 16);
@@ -204,6 +228,21 @@ mod tests {
             .contains("WEBHOOK_CONCURRENCY"));
         let own = config(&[("DATABASE_URL", "u"), ("WEBHOOK_DATABASE_URL", "w")]).unwrap();
         assert_eq!(own.webhooks.database_url, "w");
+    }
+
+    #[test]
+    fn the_admin_listener_is_off_when_empty_and_its_address_is_checked() {
+        assert_eq!(config(&[("DATABASE_URL", "u"), ("ADMIN_LISTEN_ADDR", "")]).unwrap().admin_listen, None);
+        let moved = config(&[("DATABASE_URL", "u"), ("ADMIN_LISTEN_ADDR", "0.0.0.0:9000")]).unwrap();
+        assert_eq!(moved.admin_listen, Some("0.0.0.0:9000".parse().unwrap()));
+        assert!(config(&[("DATABASE_URL", "u"), ("ADMIN_LISTEN_ADDR", "nope")])
+            .unwrap_err()
+            .contains("ADMIN_LISTEN_ADDR"));
+        let drained = config(&[("DATABASE_URL", "u"), ("SHUTDOWN_DRAIN_SECONDS", "5")]).unwrap();
+        assert_eq!(drained.shutdown_drain, Duration::from_secs(5));
+        assert!(config(&[("DATABASE_URL", "u"), ("SHUTDOWN_DRAIN_SECONDS", "-1")])
+            .unwrap_err()
+            .contains("SHUTDOWN_DRAIN_SECONDS"));
     }
 
     #[test]

@@ -22,6 +22,7 @@ use crate::backoff::{jitter, Admission, ConnectBackoff};
 use crate::config::Config;
 use crate::db_tls::DatabaseLink;
 use crate::errors::ApiError;
+use crate::metrics::{CallOutcome, DbMetrics};
 
 /// The longest the gateway waits for the server to take a cancel request.
 const CANCEL_DEADLINE: Duration = Duration::from_secs(1);
@@ -41,6 +42,8 @@ pub struct Database {
     /// The pool's TLS settings: cancel requests go the same way (never the cancel key in clear
     /// over a TLS link), and a failed connection attempt is explained with them.
     link: DatabaseLink,
+    /// Calls by outcome, their latency, the wait for a connection, and the pool (see `metrics`).
+    metrics: DbMetrics,
 }
 
 impl Database {
@@ -71,17 +74,45 @@ impl Database {
             }))
             .build()
             .map_err(|_| "the database pool could not be built".to_string())?;
-        Ok(Database { pool, deadline: config.database_timeout, backoff: Arc::default(), link })
+        Ok(Database {
+            pool,
+            deadline: config.database_timeout,
+            backoff: Arc::default(),
+            link,
+            metrics: DbMetrics::default(),
+        })
     }
 
-    /// Runs `sql`, a statement answering one row `(status integer, body text)`.
+    /// The pool's and its calls' metrics (registered by `metrics::Metrics::gateway`).
+    pub fn metrics(&self) -> &DbMetrics {
+        &self.metrics
+    }
+
+    /// Sets the pool's gauges to what it holds now: its bound, its connections, those lent to a
+    /// call, and the calls waiting for one (read at each scrape).
+    pub fn observe_pool(&self) {
+        let status = self.pool.status();
+        let in_use = status.size.saturating_sub(status.available);
+        self.metrics.pool(status.max_size, status.size, in_use, status.waiting);
+    }
+
+    /// Runs `sql`, a statement answering one row `(status integer, body text)`; counted by outcome.
     pub async fn call(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Answer, ApiError> {
         let started = Instant::now();
+        let outcome = self.call_once(sql, params, started).await;
+        let status = outcome.as_ref().err().map(|error| error.status.as_u16());
+        self.metrics.call(CallOutcome::of(status), started.elapsed());
+        outcome
+    }
+
+    async fn call_once(&self, sql: &str, params: &[&(dyn ToSql + Sync)], started: Instant) -> Result<Answer, ApiError> {
         let admission = self.backoff.admit(std::time::Instant::now(), self.deadline);
         if admission == Admission::BackOff {
             return Err(ApiError::database_unavailable("database unreachable: backing off"));
         }
-        let client = match timeout(self.deadline, self.pool.get()).await {
+        let waited = timeout(self.deadline, self.pool.get()).await;
+        self.metrics.waited(started.elapsed());
+        let client = match waited {
             Ok(Ok(client)) => {
                 self.backoff.succeeded();
                 client

@@ -8,6 +8,7 @@
 use std::future::Future;
 use std::net::IpAddr;
 use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
@@ -24,6 +25,7 @@ use crate::credential::presented_key_id;
 use crate::db::{Answer, Database};
 use crate::errors::ApiError;
 use crate::handlers;
+use crate::metrics::{self, Metrics, WebhookMetrics};
 use crate::openapi;
 use crate::query;
 use crate::ratelimit::RateLimiter;
@@ -39,10 +41,16 @@ pub struct AppState {
     pub log: LogSink,
     /// None when `RATE_LIMITS=off`.
     pub limiter: Option<RateLimiter>,
+    /// What the admin listener's `/metrics` serves (requests, rate limits, the pool; the webhook
+    /// worker's too when it runs in this process).
+    pub metrics: Metrics,
     /// The OpenAPI document, made once, and where it is served.
     openapi: (String, Bytes),
     /// Turns true when shutdown begins: a request whose body is still arriving is given up.
     draining: watch::Sender<bool>,
+    /// Turns true when a shutdown is announced (the signal), before draining begins: `/readyz`
+    /// answers 503 from then on.
+    stopping: AtomicBool,
 }
 
 impl AppState {
@@ -50,11 +58,46 @@ impl AppState {
         let limiter = config.rate_limits.clone().map(RateLimiter::new);
         let document = openapi::document(&config.base_path).to_string();
         let openapi = (openapi::path(&config.base_path), Bytes::from(document));
-        AppState { config, db, log, limiter, openapi, draining: watch::Sender::new(false) }
+        let metrics = Metrics::gateway(db.metrics());
+        AppState {
+            config,
+            db,
+            log,
+            limiter,
+            metrics,
+            openapi,
+            draining: watch::Sender::new(false),
+            stopping: AtomicBool::new(false),
+        }
+    }
+
+    /// Adds the metrics of the webhook worker running in this process.
+    pub fn with_webhook_metrics(mut self, webhooks: &WebhookMetrics) -> Self {
+        self.metrics.add_webhooks(webhooks);
+        self
+    }
+
+    /// The metrics' exposition, the gauges read now (the pool, the rate-limit buckets held).
+    pub fn render_metrics(&self) -> String {
+        self.db.observe_pool();
+        self.metrics.rate_limits.buckets_held(self.limiter.as_ref().map_or(0, RateLimiter::held));
+        self.metrics.render()
+    }
+
+    /// A shutdown was asked for: `/readyz` answers 503 from now on, while requests are still taken
+    /// (for `SHUTDOWN_DRAIN_SECONDS`, then draining begins).
+    pub fn announce_shutdown(&self) {
+        self.stopping.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether a shutdown was announced or draining has begun.
+    pub fn shutting_down(&self) -> bool {
+        self.stopping.load(Ordering::Relaxed) || *self.draining.borrow()
     }
 
     /// Shutdown has begun: requests not yet fully received are given up (see [`Self::draining`]).
     pub fn begin_draining(&self) {
+        self.announce_shutdown();
         self.draining.send_replace(true);
     }
 
@@ -96,15 +139,22 @@ where
     B::Error: std::error::Error + Send + Sync + 'static,
 {
     let log = state.log.clone();
-    answer_even_if_it_panics(&log, handle(state, request, peer)).await
+    let (started, method, counted) = (Instant::now(), request.method().clone(), state.clone());
+    let panicked = move || counted.metrics.http.request(Some(metrics::UNKNOWN), &method, 500, started.elapsed());
+    answer_even_if_it_panics(&log, handle(state, request, peer), panicked).await
 }
 
-/// Runs `handling`; if it panics, answers 500 `internal_error` with a fresh `X-Request-Id` and writes
-/// the request line for it (cause `panic`).
-pub async fn answer_even_if_it_panics(log: &LogSink, handling: impl Future<Output = Response<Body>>) -> Response<Body> {
+/// Runs `handling`; if it panics, answers 500 `internal_error` with a fresh `X-Request-Id`, writes
+/// the request line for it (cause `panic`) and calls `panicked` (which counts it).
+pub async fn answer_even_if_it_panics(
+    log: &LogSink,
+    handling: impl Future<Output = Response<Body>>,
+    panicked: impl FnOnce(),
+) -> Response<Body> {
     match AssertUnwindSafe(handling).catch_unwind().await {
         Ok(response) => response,
         Err(_) => {
+            panicked();
             let request_id = uuid::Uuid::new_v4().to_string();
             let error = ApiError::internal("panic");
             let mut response = response::error(&error);
@@ -151,6 +201,9 @@ where
         Ok((response, answer_body)) => (response, None, answer_body),
         Err(error) => (response::error(&error), error.cause, None),
     };
+    if let Some(bucket) = admission.refused_bucket() {
+        state.metrics.rate_limits.refused(bucket);
+    }
     admission.settle(response.status(), response.headers_mut());
     // An answer that leaves a body unread (404, 405, 413, 429, …) ends the connection, and says so:
     // a client that reused it would otherwise find it closed under its next request.
@@ -161,13 +214,15 @@ where
         response.headers_mut().insert(REQUEST_ID, value);
     }
 
+    let elapsed = started.elapsed();
+    state.metrics.http.request(route, &parts.method, response.status().as_u16(), elapsed);
     let line = RequestLine {
         request_id: &request_id,
         key_id,
         method: parts.method.as_str(),
         route,
         status: response.status().as_u16(),
-        duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+        duration_ms: elapsed.as_secs_f64() * 1000.0,
         cause: cause.as_deref(),
     };
     state.log.write(line.to_json());
@@ -263,13 +318,21 @@ mod tests {
     async fn a_panic_while_handling_answers_the_stable_500_with_a_request_id_and_is_logged() {
         let lines = Arc::new(Mutex::new(Vec::new()));
         let log = LogSink::Memory(lines.clone());
-        let response = answer_even_if_it_panics(&log, async {
-            if lines.lock().is_ok() {
-                panic!("a handler fault");
-            }
-            response::json(StatusCode::OK, "{}")
-        })
+        let counted = std::sync::atomic::AtomicUsize::new(0);
+        let response = answer_even_if_it_panics(
+            &log,
+            async {
+                if lines.lock().is_ok() {
+                    panic!("a handler fault");
+                }
+                response::json(StatusCode::OK, "{}")
+            },
+            || {
+                counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            },
+        )
         .await;
+        assert_eq!(counted.load(std::sync::atomic::Ordering::Relaxed), 1, "the panic is counted");
         assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
         let request_id = response.headers()[REQUEST_ID].to_str().unwrap().to_string();
         let body = http_body_util::BodyExt::collect(response.into_body()).await.unwrap().to_bytes();
@@ -280,7 +343,10 @@ mod tests {
         assert_eq!((logged[0]["status"].as_u64(), logged[0]["cause"].as_str()), (Some(500), Some("panic")));
 
         // The next request is served as usual.
-        let fine = answer_even_if_it_panics(&log, async { response::json(StatusCode::OK, "{}") }).await;
+        let fine = answer_even_if_it_panics(&log, async { response::json(StatusCode::OK, "{}") }, || {
+            panic!("a request that did not panic is not counted as one")
+        })
+        .await;
         assert_eq!(fine.status(), StatusCode::OK);
     }
 }

@@ -9,6 +9,8 @@
 //!
 //! - [`config`]: settings from environment variables.
 //! - [`server`]: the listener, connection tasks and graceful shutdown.
+//! - [`admin`]: the admin listener: `/livez`, `/readyz`, `/metrics`, apart from the API.
+//! - [`readiness`]: whether to be sent traffic: the database answers, the schema is not behind.
 //! - [`dispatch`]: one request from bytes to answer: request id, routing, 404/405/OPTIONS, query
 //!   syntax, the route handler, the log line.
 //! - [`routes`]: the route table: every route's verbs, scope, bucket, query rules, body and call;
@@ -32,6 +34,7 @@
 //! - [`migrate`]: embedded refinery migrations, then the function files.
 //! - [`webhooks`]: the webhook delivery worker (a task of `serve`, or `ingest webhooks` alone).
 
+pub mod admin;
 pub mod admission;
 pub mod backoff;
 pub mod body;
@@ -47,6 +50,7 @@ pub mod migrate;
 pub mod openapi;
 pub mod query;
 pub mod ratelimit;
+pub mod readiness;
 pub mod response;
 pub mod routes;
 pub mod server;

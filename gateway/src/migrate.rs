@@ -18,6 +18,12 @@ include!(concat!(env!("OUT_DIR"), "/functions.rs"));
 /// this purpose.
 pub const MIGRATION_LOCK: i64 = 0x696e_6765_7374_6d67;
 
+/// The highest migration this binary holds: the schema version `migrate` brings a database to, and
+/// the one readiness expects (`api.schema_version()` at least this).
+pub fn latest_version() -> i64 {
+    embedded::migrations::runner().get_migrations().iter().map(|m| i64::from(m.version())).max().unwrap_or(0)
+}
+
 pub async fn run(database_url: &str) -> Result<(), String> {
     let link = DatabaseLink::parse(database_url, "DATABASE_URL")?;
     let (mut client, connection) =
@@ -178,5 +184,22 @@ fn describe(error: &tokio_postgres::Error) -> String {
     match error.as_db_error() {
         Some(db) => format!("{} ({})", db.message(), db.code().code()),
         None => error.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_latest_version_is_the_highest_migration_file() {
+        let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../sql/migrations");
+        let highest = std::fs::read_dir(folder)
+            .unwrap()
+            .filter_map(|entry| {
+                let name = entry.unwrap().file_name().into_string().unwrap();
+                name.strip_prefix('V')?.split_once("__")?.0.parse::<i64>().ok()
+            })
+            .max()
+            .unwrap();
+        assert_eq!(super::latest_version(), highest);
     }
 }

@@ -1,13 +1,15 @@
 //! The listener and its connections. `serve` takes an already bound listener and a shutdown
-//! future, so tests run it on 127.0.0.1:0 and stop it at will; `run` is the `serve` command.
+//! future, so tests run it on 127.0.0.1:0 and stop it at will; `run` is the `serve` command, and
+//! `serve_with_admin` adds the admin listener ([`crate::admin`]) beside the API.
 //!
-//! Shutdown: stop accepting, let requests in flight finish (at most `SHUTDOWN_GRACE_SECONDS`),
-//! then close the pool. A request not yet fully received is not in flight: a connection that has
+//! Shutdown: `/readyz` answers 503 at once; after `SHUTDOWN_DRAIN_SECONDS` (default 0) stop
+//! accepting, let requests in flight finish (at most `SHUTDOWN_GRACE_SECONDS`), then close the pool. A request not yet fully received is not in flight: a connection that has
 //! sent only part of its first request head is closed at once (hyper's graceful shutdown closes
 //! idle keep-alive connections itself, but waits for a first head to complete), and a body still
 //! arriving is given up (`body::read`). Neither holds shutdown up until its timeout.
 
 use std::future::Future;
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -17,20 +19,27 @@ use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
-use tokio::sync::{watch, Semaphore};
+use tokio::sync::{oneshot, watch, Semaphore};
 
+use crate::admin::{self, Admin};
 use crate::config::Config;
 use crate::db::Database;
 use crate::dispatch::{self, AppState};
+use crate::readiness::Probe;
 use crate::telemetry::LogSink;
 use crate::webhooks::worker::{Worker, WorkerWiring};
 
-/// The `serve` command: the API, and the webhook worker beside it unless `WEBHOOK_WORKER=off`. One
-/// signal stops both; each lets its work under way finish.
+/// The `serve` command: the API, the admin listener unless `ADMIN_LISTEN_ADDR` is empty, and the
+/// webhook worker beside them unless `WEBHOOK_WORKER=off`. One signal stops all three; each lets its
+/// work under way finish, and the admin listener answers (`/readyz`: 503) until the API is done.
 pub async fn run(config: Config) -> Result<(), String> {
-    let listener =
-        TcpListener::bind(config.listen).await.map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
+    let listener = bind(config.listen, "LISTEN_ADDR").await?;
+    let admin_listener = match config.admin_listen {
+        Some(address) => Some(bind(address, "ADMIN_LISTEN_ADDR").await?),
+        None => None,
+    };
     let db = Database::new(&config)?;
+    let probe = Probe::new(&config)?;
     let worker = match config.webhook_worker {
         true => {
             Some(Worker::new(config.webhooks.clone(), WorkerWiring::production(&config.webhooks)?, LogSink::Stdout)?)
@@ -40,11 +49,22 @@ pub async fn run(config: Config) -> Result<(), String> {
     if let Some(worker) = &worker {
         worker.check_role().await?;
     }
-    tracing::info!(listen = %config.listen, base_path = %config.base_path, webhook_worker = worker.is_some(), "serving");
+    tracing::info!(
+        listen = %config.listen,
+        base_path = %config.base_path,
+        admin_listen = ?config.admin_listen,
+        webhook_worker = worker.is_some(),
+        "serving"
+    );
     let (stop, stopped) = watch::channel(());
+    let mut state = AppState::new(config, db, LogSink::Stdout);
+    if let Some(worker) = &worker {
+        state = state.with_webhook_metrics(worker.metrics());
+    }
+    let state = Arc::new(state);
     let worker = worker.map(|worker| tokio::spawn(worker.run(changed(stopped))));
-    let state = Arc::new(AppState::new(config, db, LogSink::Stdout));
-    serve(listener, state, async move {
+    let admin = admin_listener.map(|listener| (listener, Admin::gateway(state.clone(), probe)));
+    serve_with_admin(listener, admin, state, async move {
         shutdown_signal().await;
         let _ = stop.send(());
     })
@@ -56,22 +76,82 @@ pub async fn run(config: Config) -> Result<(), String> {
     Ok(())
 }
 
-/// The `webhooks` command: the webhook worker alone, until SIGTERM or SIGINT.
+/// The `webhooks` command: the webhook worker alone, with the admin listener unless
+/// `ADMIN_LISTEN_ADDR` is empty, until SIGTERM or SIGINT.
 pub async fn run_webhook_worker(config: Config) -> Result<(), String> {
+    let admin_listener = match config.admin_listen {
+        Some(address) => Some(bind(address, "ADMIN_LISTEN_ADDR").await?),
+        None => None,
+    };
     let worker = Worker::new(config.webhooks.clone(), WorkerWiring::production(&config.webhooks)?, LogSink::Stdout)?;
     worker.check_role().await?;
-    tracing::info!("delivering webhook hints");
-    worker.run(shutdown_signal()).await;
+    tracing::info!(admin_listen = ?config.admin_listen, "delivering webhook hints");
+    let (stopping, stopping_seen) = watch::channel(false);
+    let (worker_done, admin_stop) = oneshot::channel::<()>();
+    let admin = admin_listener.map(|listener| {
+        let admin = Admin::worker(worker.metrics().clone(), config.webhooks.sweep_interval, stopping_seen);
+        tokio::spawn(admin::serve(listener, Arc::new(admin), async move {
+            let _ = admin_stop.await;
+        }))
+    });
+    worker
+        .run(async move {
+            shutdown_signal().await;
+            stopping.send_replace(true);
+        })
+        .await;
+    drop(worker_done);
+    if let Some(admin) = admin {
+        let _ = admin.await;
+    }
     tracing::info!("stopped");
     Ok(())
+}
+
+async fn bind(address: SocketAddr, setting: &str) -> Result<TcpListener, String> {
+    TcpListener::bind(address).await.map_err(|e| format!("cannot listen on {address} ({setting}): {e}"))
+}
+
+/// The API on `listener` and, when given, the admin listener: the admin one keeps answering until
+/// the API is done (so a balancer sees `/readyz` answer 503 while requests drain), then stops.
+pub async fn serve_with_admin(
+    listener: TcpListener,
+    admin: Option<(TcpListener, Admin)>,
+    state: Arc<AppState>,
+    shutdown: impl Future<Output = ()>,
+) {
+    let (api_done, admin_stop) = oneshot::channel::<()>();
+    let admin = admin.map(|(listener, admin)| {
+        tokio::spawn(admin::serve(listener, Arc::new(admin), async move {
+            let _ = admin_stop.await;
+        }))
+    });
+    serve(listener, state, shutdown).await;
+    drop(api_done);
+    if let Some(admin) = admin {
+        let _ = admin.await;
+    }
 }
 
 async fn changed(mut receiver: watch::Receiver<()>) {
     let _ = receiver.changed().await;
 }
 
+/// Serves the API until `shutdown` completes: from then on `/readyz` answers 503, new requests are
+/// still taken for `SHUTDOWN_DRAIN_SECONDS` (a balancer notices and stops sending), then the listener
+/// closes and the requests in flight finish.
 pub async fn serve(listener: TcpListener, state: Arc<AppState>, shutdown: impl Future<Output = ()>) {
     let graceful = GracefulShutdown::new();
+    let announcing = state.clone();
+    let shutdown = async move {
+        shutdown.await;
+        announcing.announce_shutdown();
+        let drain = announcing.config.shutdown_drain;
+        if !drain.is_zero() {
+            tracing::info!(seconds = drain.as_secs(), "not ready: taking requests while the balancer drains");
+            tokio::time::sleep(drain).await;
+        }
+    };
     let mut shutdown = std::pin::pin!(shutdown);
     // At most MAX_CONNECTIONS open connections: past it, new ones wait in the listen backlog (and
     // are refused by the kernel when that is full), never growing the process.

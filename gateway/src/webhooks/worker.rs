@@ -6,12 +6,16 @@
 //! another operator's hints. Claims carry a lease: any number of processes may run a worker, and a
 //! process that dies mid-attempt leaves its hints to be taken over when the lease runs out.
 //!
-//! It connects as `webhook_worker`, which may call those two functions and nothing else. A lost
+//! Every `WEBHOOK_BACKLOG_INTERVAL_MS` it also reads the backlog (`webhook.backlog()`) for its
+//! metrics; each attempt is counted by outcome and reason, with its latency (`crate::metrics`).
+//!
+//! It connects as `webhook_worker`, which may call those functions and nothing else. A lost
 //! database connection is made again at the next sweep; an attempt whose outcome could not be
 //! recorded is sent again after its lease (delivery is at-least-once).
 
 use std::future::Future;
 use std::sync::Arc;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::CertificateDer;
@@ -26,6 +30,7 @@ use super::resolve::{Resolve, SystemResolver};
 use crate::config::WebhookSettings;
 use crate::db::prepare_session;
 use crate::db_tls::DatabaseLink;
+use crate::metrics::{attempt_reason, AttemptOutcome, Backlog, WebhookMetrics};
 use crate::telemetry::LogSink;
 
 /// The worker's statements are short: past this, the server gives up on them.
@@ -35,6 +40,7 @@ const LEASE_SECONDS: i32 = 60;
 const CLAIM: &str = "SELECT operator_id, hint_id, lease_token, attempt, url, host, secret, body, booking_reference \
                      FROM webhook.claim_due_hints($1, $2, $3)";
 const RECORD: &str = "SELECT webhook.record_attempt($1, $2, $3, $4, $5)";
+const BACKLOG: &str = "SELECT waiting, in_flight, oldest_undelivered_seconds, dead_last_day FROM webhook.backlog()";
 const MAY_CLAIM: &str = "SELECT pg_catalog.has_function_privilege('webhook.claim_due_hints(integer, integer, integer)', 'EXECUTE') \
                          AND pg_catalog.has_function_privilege('webhook.record_attempt(uuid, bigint, uuid, integer, text)', 'EXECUTE')";
 
@@ -73,6 +79,7 @@ pub struct Worker {
     sender: Sender,
     log: LogSink,
     slots: Arc<Semaphore>,
+    metrics: WebhookMetrics,
 }
 
 impl Worker {
@@ -98,13 +105,19 @@ impl Worker {
             policy: wiring.policy,
         };
         let slots = Arc::new(Semaphore::new(settings.concurrency));
-        Ok(Worker { settings, database, sender, log, slots })
+        Ok(Worker { settings, database, sender, log, slots, metrics: WebhookMetrics::default() })
+    }
+
+    /// Its attempts, sweeps and the backlog it reads (registered by `metrics::Metrics`).
+    pub fn metrics(&self) -> &WebhookMetrics {
+        &self.metrics
     }
 
     /// Sweeps until `shutdown`, then lets the attempts under way finish (each within its deadline).
     pub async fn run(self, shutdown: impl Future<Output = ()>) {
         let mut shutdown = std::pin::pin!(shutdown);
         let mut database: Option<Arc<Client>> = None;
+        let mut backlog_read: Option<Instant> = None;
         let mut ticks = tokio::time::interval(self.settings.sweep_interval);
         ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
@@ -116,8 +129,15 @@ impl Worker {
                 database = self.connect().await.map(Arc::new);
             }
             if let Some(client) = &database {
-                if let Err(error) = self.sweep(client).await {
-                    tracing::warn!(sqlstate = ?error.code().map(|code| code.code()), "webhook claim failed");
+                match self.sweep(client).await {
+                    Ok(()) => self.metrics.swept(unix_now()),
+                    Err(error) => {
+                        tracing::warn!(sqlstate = ?error.code().map(|code| code.code()), "webhook claim failed")
+                    }
+                }
+                if backlog_read.is_none_or(|read| read.elapsed() >= self.settings.backlog_interval) {
+                    backlog_read = Some(Instant::now());
+                    self.read_backlog(client).await;
                 }
             }
         }
@@ -158,6 +178,24 @@ impl Worker {
         drop(client);
         let _ = connection.await;
         outcome.map_err(|problem| format!("webhook worker: {problem}"))
+    }
+
+    /// The backlog gauges, read now (a failure leaves the last values and their read time).
+    async fn read_backlog(&self, client: &Client) {
+        match client.query_one(BACKLOG, &[]).await {
+            Ok(row) => {
+                let backlog = Backlog {
+                    waiting: row.get(0),
+                    in_flight: row.get(1),
+                    oldest_undelivered_seconds: row.get(2),
+                    dead_last_day: row.get(3),
+                };
+                self.metrics.backlog(&backlog, unix_now());
+            }
+            Err(error) => {
+                tracing::warn!(sqlstate = ?error.code().map(|code| code.code()), "webhook backlog could not be read")
+            }
+        }
     }
 
     async fn connect(&self) -> Option<Client> {
@@ -201,8 +239,9 @@ impl Worker {
                 booking_reference: row.get(8),
             };
             let (sender, client, log) = (self.sender.clone(), client.clone(), self.log.clone());
+            let metrics = self.metrics.clone();
             tokio::spawn(async move {
-                claimed.deliver(&sender, &client, &log).await;
+                claimed.deliver(&sender, &client, &log, &metrics).await;
                 drop(slot);
             });
         }
@@ -223,9 +262,11 @@ struct Claimed {
 }
 
 impl Claimed {
-    async fn deliver(self, sender: &Sender, client: &Client, log: &LogSink) {
+    async fn deliver(self, sender: &Sender, client: &Client, log: &LogSink, metrics: &WebhookMetrics) {
         let hint = Hint { url: &self.url, host: &self.host, secret: &self.secret, body: &self.body };
+        let started = Instant::now();
         let outcome = sender.send(&hint).await;
+        let elapsed = started.elapsed();
         let (status, failure) = match outcome {
             Outcome::Answered(status) => (Some(i32::from(status)), None),
             Outcome::Failed(failure) => (None, Some(failure.reason())),
@@ -234,6 +275,8 @@ impl Claimed {
             .query_one(RECORD, &[&self.operator_id, &self.hint_id, &self.lease_token, &status, &failure])
             .await
             .map(|row| row.get::<_, String>(0));
+        let reason = attempt_reason(status.and_then(|status| u16::try_from(status).ok()), failure);
+        metrics.attempt(AttemptOutcome::from_state(state.as_deref().ok()), reason, elapsed);
         // One line per attempt: never the secret, the signature or the body.
         log.write(json!({
             "message": "webhook attempt",
@@ -245,4 +288,8 @@ impl Claimed {
             "state": state.as_deref().unwrap_or("unrecorded"),
         }));
     }
+}
+
+fn unix_now() -> f64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0.0, |elapsed| elapsed.as_secs_f64())
 }

@@ -5,8 +5,9 @@
 //!   `gateway::migrate::run`, once, on a thread of its own with its own short-lived runtime: every
 //!   `#[tokio::test]` has its own runtime, so nothing async is shared between tests. Databases of
 //!   earlier runs (older than [`STALE_AFTER`], never one in use) are dropped on the way.
-//! - [`TestApp`]: the gateway serving on 127.0.0.1:0 against a database, with its request log lines
-//!   captured in memory and a shutdown switch; a small HTTP client ([`Http`]) to talk to it.
+//! - [`TestApp`]: the gateway serving on 127.0.0.1:0 against a database, its admin listener on
+//!   another 127.0.0.1:0, with its request log lines captured in memory and a shutdown switch; a
+//!   small HTTP client ([`Http`]) to talk to either.
 //! - Fixtures through the documented SQL only: `platform.*` as the superuser, and
 //!   `console.api_credential_*` the way PostgREST calls them (role `authenticated`, the JWT claims in
 //!   `request.jwt.claims`, the lower-cased headers in `request.headers`).
@@ -51,10 +52,12 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use uuid::Uuid;
 
+use gateway::admin::Admin;
 use gateway::config::Config;
 use gateway::db::Database;
 use gateway::db_tls::DatabaseLink;
 use gateway::dispatch::AppState;
+use gateway::readiness::Probe;
 use gateway::server;
 use gateway::telemetry::LogSink;
 
@@ -229,9 +232,12 @@ impl Settings {
 
 pub struct TestApp {
     pub addr: SocketAddr,
+    /// The admin listener (`/livez`, `/readyz`, `/metrics`).
+    pub admin_addr: SocketAddr,
     /// The superuser URL of the database the gateway serves (fixtures use it).
     pub database_url: String,
     http: Http,
+    admin: Http,
     logs: Arc<Mutex<Vec<Value>>>,
     shutdown: Option<oneshot::Sender<()>>,
     server: Option<JoinHandle<()>>,
@@ -254,27 +260,43 @@ impl TestApp {
     pub async fn spawn_on(database_url: &str, tweak: impl FnOnce(&mut Settings)) -> TestApp {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
         let addr = listener.local_addr().unwrap();
+        let admin_listener = TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
+        let admin_addr = admin_listener.local_addr().unwrap();
         let mut settings = Settings::default();
         // Every test's requests come from 127.0.0.1: the buckets are lifted unless a test (the
         // rate-limit tests) turns them on.
-        settings.set("DATABASE_URL", database_url).set("LISTEN_ADDR", addr).set("RATE_LIMITS", "off");
+        settings
+            .set("DATABASE_URL", database_url)
+            .set("LISTEN_ADDR", addr)
+            .set("ADMIN_LISTEN_ADDR", admin_addr)
+            .set("RATE_LIMITS", "off");
         tweak(&mut settings);
         let config = Config::from_lookup(|name| settings.0.get(name).cloned()).expect("a valid test config");
         let db = Database::new(&config).expect("the pool");
+        let probe = Probe::new(&config).expect("the readiness probe");
         let logs = Arc::new(Mutex::new(Vec::new()));
         let state = Arc::new(AppState::new(config, db, LogSink::Memory(logs.clone())));
+        let admin = Admin::gateway(state.clone(), probe);
         let (shutdown, stop) = oneshot::channel::<()>();
-        let server = tokio::spawn(server::serve(listener, state, async move {
-            let _ = stop.await;
-        }));
+        let server =
+            tokio::spawn(server::serve_with_admin(listener, Some((admin_listener, admin)), state, async move {
+                let _ = stop.await;
+            }));
         TestApp {
             addr,
+            admin_addr,
             database_url: database_url.to_string(),
             http: Http::new(addr),
+            admin: Http::new(admin_addr),
             logs,
             shutdown: Some(shutdown),
             server: Some(server),
         }
+    }
+
+    /// A client for the admin listener.
+    pub fn admin(&self) -> Http {
+        self.admin.clone()
     }
 
     /// A cloneable client for this gateway (for requests run as tasks of their own).

@@ -27,6 +27,7 @@ use tokio_rustls::TlsAcceptor;
 use uuid::Uuid;
 
 use gateway::config::WebhookSettings;
+use gateway::metrics::WebhookMetrics;
 use gateway::telemetry::LogSink;
 use gateway::webhooks::address::AddressPolicy;
 use gateway::webhooks::resolve::{Lookup, Resolve};
@@ -184,7 +185,7 @@ impl Resolve for FixedResolver {
 }
 
 /// The worker's settings for tests: the superuser URL, switching to `webhook_worker`; 8 attempts at
-/// once, 2 per operator; sweeps every 50 ms.
+/// once, 2 per operator; sweeps every 50 ms; reads the backlog every 100 ms.
 pub fn worker_settings(database_url: &str) -> WebhookSettings {
     WebhookSettings {
         database_url: database_url.to_string(),
@@ -192,6 +193,7 @@ pub fn worker_settings(database_url: &str) -> WebhookSettings {
         concurrency: 8,
         per_operator: 2,
         sweep_interval: Duration::from_millis(50),
+        backlog_interval: Duration::from_millis(100),
         public_ranges: String::new(),
         extra_roots: None,
     }
@@ -202,6 +204,8 @@ pub struct RunningWorker {
     stop: Option<oneshot::Sender<()>>,
     task: Option<JoinHandle<()>>,
     pub logs: Arc<Mutex<Vec<Value>>>,
+    /// Its metrics (attempts, sweeps, backlog), as its admin listener would serve them.
+    pub metrics: WebhookMetrics,
 }
 
 impl RunningWorker {
@@ -217,11 +221,12 @@ impl RunningWorker {
             WorkerWiring { resolver: Arc::new(resolver), extra_roots: vec![authority.root.clone()], port, policy };
         let logs = Arc::new(Mutex::new(Vec::new()));
         let worker = Worker::new(worker_settings(database_url), wiring, LogSink::Memory(logs.clone())).unwrap();
+        let metrics = worker.metrics().clone();
         let (stop, stopped) = oneshot::channel::<()>();
         let task = tokio::spawn(worker.run(async move {
             let _ = stopped.await;
         }));
-        RunningWorker { stop: Some(stop), task: Some(task), logs }
+        RunningWorker { stop: Some(stop), task: Some(task), logs, metrics }
     }
 
     /// Stops claiming and waits for the attempts under way.
