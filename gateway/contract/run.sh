@@ -6,7 +6,7 @@
 #
 #   gateway/contract/run.sh          (after `cargo build --bin ingest`; `make test` runs it)
 #
-# Rate limits are lifted and the webhook worker is off for the run.
+# Rate limits are lifted, and the webhook worker and the admin listener are off for the run.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -34,7 +34,7 @@ psql "$admin" -qXc "CREATE DATABASE $db" >/dev/null
 DATABASE_URL="$url" LOG_LEVEL=warn "$bin" migrate
 bearer=$(psql "$url" -qAtX -v ON_ERROR_STOP=1 -f "$root/gateway/contract/seed.sql" | tail -1)
 
-DATABASE_URL="$url" LISTEN_ADDR="127.0.0.1:$port" RATE_LIMITS=off WEBHOOK_WORKER=off LOG_LEVEL=warn \
+DATABASE_URL="$url" LISTEN_ADDR="127.0.0.1:$port" ADMIN_LISTEN_ADDR= RATE_LIMITS=off WEBHOOK_WORKER=off LOG_LEVEL=warn \
     "$bin" serve > "$root/target/contract-gateway.log" 2>&1 &
 gateway_pid=$!
 python3 - "$port" <<'PY'

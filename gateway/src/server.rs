@@ -52,7 +52,7 @@ pub async fn run(config: Config) -> Result<(), String> {
     tracing::info!(
         listen = %config.listen,
         base_path = %config.base_path,
-        admin_listen = ?config.admin_listen,
+        admin_listen = %config.admin_listen.map_or("off".to_string(), |address| address.to_string()),
         webhook_worker = worker.is_some(),
         "serving"
     );
@@ -85,7 +85,8 @@ pub async fn run_webhook_worker(config: Config) -> Result<(), String> {
     };
     let worker = Worker::new(config.webhooks.clone(), WorkerWiring::production(&config.webhooks)?, LogSink::Stdout)?;
     worker.check_role().await?;
-    tracing::info!(admin_listen = ?config.admin_listen, "delivering webhook hints");
+    let admin_listen = config.admin_listen.map_or("off".to_string(), |address| address.to_string());
+    tracing::info!(admin_listen, "delivering webhook hints");
     let (stopping, stopping_seen) = watch::channel(false);
     let (worker_done, admin_stop) = oneshot::channel::<()>();
     let admin = admin_listener.map(|listener| {

@@ -10,6 +10,7 @@
 //! - Hostile and failing surroundings: [`slow_clients`], [`shutdown`], [`database_outage`],
 //!   [`database_tls`], [`parsers_fuzz`] (proptest; `make fuzz` runs many more cases).
 //! - The database's side: [`migrate`], [`server_log_secrets`]; webhook delivery: [`webhooks`].
+//! - For the people who run it: [`operability`] (the admin listener: liveness, readiness, metrics).
 
 mod common;
 
@@ -23,6 +24,7 @@ mod lots;
 mod lots_concurrency;
 mod lots_list;
 mod migrate;
+mod operability;
 mod parsers_fuzz;
 mod ping;
 mod rate_limits;

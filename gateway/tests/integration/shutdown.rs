@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::common::TestApp;
+use crate::common::{ping_held_in_the_database, TestApp};
 
 /// Waits (at most 2 s) until connecting to `addr` is refused. A connection that the kernel
 /// completed just before the listener closed is reset instead; that only means "not yet".
@@ -27,24 +27,6 @@ async fn wait_until_refused(addr: SocketAddr) {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     panic!("{addr} still accepts connections 2 s after shutdown began");
-}
-
-/// A GET /ping held inside the database: a superuser session locks the credentials table (which
-/// every authentication reads) in a transaction, and the ping waits on it until the test commits or
-/// rolls back that session. Answers (the session, the ping's task), the ping already waiting.
-async fn ping_held_in_the_database(
-    app: &TestApp,
-    credential: &crate::common::Credential,
-) -> (tokio_postgres::Client, tokio::task::JoinHandle<crate::common::TestResponse>) {
-    let locker = app.superuser().await;
-    let pid = crate::common::backend_pid(&locker).await;
-    locker.batch_execute("BEGIN").await.unwrap();
-    locker.batch_execute("LOCK TABLE app.api_credentials IN ACCESS EXCLUSIVE MODE").await.unwrap();
-    let http = app.http();
-    let bearer = credential.bearer();
-    let in_flight = tokio::spawn(async move { http.ping(Some(&bearer)).await });
-    crate::common::wait_for_session_blocked_by(&app.database_url, pid).await;
-    (locker, in_flight)
 }
 
 /// Asserts the server closes `stream` (EOF or reset) within `limit`.

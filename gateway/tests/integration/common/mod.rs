@@ -215,6 +215,24 @@ pub async fn wait_for_sessions_blocked_by(database_url: &str, holder_pid: i32, c
     panic!("fewer than {count} sessions waited for the lock of session {holder_pid} within 5 s");
 }
 
+/// A GET /ping held inside the database: a superuser session locks the credentials table (which
+/// every authentication reads) in a transaction, and the ping waits on it until the test commits or
+/// rolls back that session. Answers (the session, the ping's task), the ping already waiting.
+pub async fn ping_held_in_the_database(
+    app: &TestApp,
+    credential: &Credential,
+) -> (tokio_postgres::Client, tokio::task::JoinHandle<TestResponse>) {
+    let locker = app.superuser().await;
+    let pid = backend_pid(&locker).await;
+    locker.batch_execute("BEGIN").await.unwrap();
+    locker.batch_execute("LOCK TABLE app.api_credentials IN ACCESS EXCLUSIVE MODE").await.unwrap();
+    let http = app.http();
+    let bearer = credential.bearer();
+    let in_flight = tokio::spawn(async move { http.ping(Some(&bearer)).await });
+    wait_for_session_blocked_by(&app.database_url, pid).await;
+    (locker, in_flight)
+}
+
 // ---------------------------------------------------------------------------------------------
 // The gateway under test
 // ---------------------------------------------------------------------------------------------
