@@ -5,7 +5,7 @@
 -- count: no reference, name, plate or date. Bookings are recorded through platform.booking_record and
 -- each case is undone before the next (bookings cannot be deleted).
 BEGIN;
-SELECT plan(40);
+SELECT plan(42);
 
 CREATE TEMP TABLE fx AS
 SELECT a, b, tests.issue_credential(a, ARRAY['read_supply', 'write_supply']) AS bearer,
@@ -84,6 +84,12 @@ SELECT is(pg_temp.count_for('2026-03-12T08:00:00', '2026-03-14T08:00:00'), 1, 'a
 SELECT is(pg_temp.count_for('2026-03-15T08:00:00', '2026-03-15T09:00:00'), 1, 'a stay of an hour inside the period counts');
 SELECT is(pg_temp.count_for('2026-03-01T08:00:00', '2026-03-02T08:00:00'), 0, 'a stay well before the period does not count');
 SELECT is(pg_temp.count_for('2026-04-01T08:00:00', '2026-04-02T08:00:00'), 0, 'a stay well after the period does not count');
+SELECT is(pg_temp.count_for('2024-03-01T08:00:00', '2026-03-10T08:00:00'), 1,
+          'a stay of two years checking out on the first day counts (the index range reaches back the longest stay)');
+SELECT is(pg_temp.counts_after(format($$SELECT tests.record_booking(a, %L), tests.record_booking(a, %L), tests.record_booking(a, %L) FROM fx$$,
+              pg_temp.stay('2025-01-01T08:00:00', '2026-03-20T08:00:00'), pg_temp.stay('2026-03-08T08:00:00', '2026-03-09T08:00:00'),
+              pg_temp.stay('2026-03-01T08:00:00', '2026-03-02T08:00:00'))),
+          '[1]'::jsonb, 'beside short stays, a long one that checked in 14 months before the period counts and the short ones before it do not');
 
 -- Statuses and channels ----------------------------------------------------------------------------------------------------------
 

@@ -72,27 +72,47 @@ REVOKE ALL ON FUNCTION app.blocked_periods_from_json(jsonb) FROM PUBLIC;
 -- The stored list, earliest first, each with overlapping_bookings: the lot's bookings of every
 -- channel and status but `cancelled` whose stay touches the period, inclusive on the lot's own
 -- calendar dates (checking out on the first day or in on the last day counts). Only a count.
+-- A stay touches [starts_on, ends_on + 1 day) when it checks in before ends_on + 1 and out on or
+-- after starts_on; it then checked in at most the lot's longest stay before starts_on, which bounds
+-- the index range (app.bookings_lot_open_stay_idx, V10). Timestamp comparisons only: they are
+-- leakproof, so row-level security lets them be index conditions.
 CREATE OR REPLACE FUNCTION app.blocked_periods_read(p_lot app.lots)
 RETURNS jsonb
-LANGUAGE sql
+LANGUAGE plpgsql
 STABLE
 SET search_path = pg_catalog, pg_temp
+-- Custom plans: a generic plan guesses one booking per lot and sorts every booking of the lot for the
+-- longest stay instead of reading one index entry. Nothing secret is among this function's values.
+SET plan_cache_mode = force_custom_plan
 AS $$
-    SELECT coalesce(jsonb_agg(jsonb_build_object(
-               'starts_on', to_char(p.starts_on, 'YYYY-MM-DD'),
-               'ends_on', to_char(p.ends_on, 'YYYY-MM-DD'),
-               'reason', p.reason,
-               'overlapping_bookings', (
-                   SELECT count(*)
-                     FROM app.bookings AS b
-                    WHERE b.operator_id = p.operator_id
-                      AND b.lot_id = p.lot_id
-                      AND b.status <> 'cancelled'
-                      AND b.check_in_local::date <= p.ends_on
-                      AND b.check_out_local::date >= p.starts_on))
-             ORDER BY p.starts_on), '[]')
-      FROM app.lot_blocked_periods AS p
-     WHERE p.operator_id = p_lot.operator_id AND p.lot_id = p_lot.id;
+DECLARE
+    v_longest_stay interval;
+BEGIN
+    -- (ORDER BY … LIMIT 1 rather than max(): the generic plan reads one entry of
+    -- app.bookings_lot_longest_stay_idx backwards instead of every booking of the lot)
+    SELECT b.check_out_local - b.check_in_local INTO v_longest_stay
+      FROM app.bookings AS b
+     WHERE b.operator_id = p_lot.operator_id AND b.lot_id = p_lot.id AND b.status <> 'cancelled'
+     ORDER BY b.check_out_local - b.check_in_local DESC
+     LIMIT 1;
+    RETURN (
+        SELECT coalesce(jsonb_agg(jsonb_build_object(
+                   'starts_on', to_char(p.starts_on, 'YYYY-MM-DD'),
+                   'ends_on', to_char(p.ends_on, 'YYYY-MM-DD'),
+                   'reason', p.reason,
+                   'overlapping_bookings', (
+                       SELECT count(*)
+                         FROM app.bookings AS b
+                        WHERE b.operator_id = p.operator_id
+                          AND b.lot_id = p.lot_id
+                          AND b.status <> 'cancelled'
+                          AND b.check_in_local >= p.starts_on::timestamp - v_longest_stay
+                          AND b.check_in_local < (p.ends_on + 1)::timestamp
+                          AND b.check_out_local >= p.starts_on::timestamp))
+                 ORDER BY p.starts_on), '[]')
+          FROM app.lot_blocked_periods AS p
+         WHERE p.operator_id = p_lot.operator_id AND p.lot_id = p_lot.id);
+END
 $$;
 REVOKE ALL ON FUNCTION app.blocked_periods_read(app.lots) FROM PUBLIC;
 
