@@ -146,7 +146,7 @@ impl ApiError {
 /// A `PTxyz` refusal raised by our SQL. Its message must be a stable code, or it is not ours to
 /// show and becomes a 500. Its detail is the caller's own field name (which may echo a key the
 /// caller sent); one longer than any name we use, or with control characters, is left out.
-fn refusal(state: &str, message: &str, detail: Option<&str>) -> Option<ApiError> {
+pub fn refusal(state: &str, message: &str, detail: Option<&str>) -> Option<ApiError> {
     let status = state.strip_prefix("PT")?.parse::<u16>().ok()?;
     let status = StatusCode::from_u16(status).ok().filter(|s| s.is_client_error() || s.is_server_error());
     let is_code = !message.is_empty() && message.bytes().all(|b| b.is_ascii_lowercase() || b == b'_');
