@@ -2,6 +2,8 @@
 #
 #   make run    local cluster under .pg/ (unless DATABASE_URL is set), migrate, seed a demo
 #               operator, print a working credential and curl line, serve on 127.0.0.1:8080
+#   make bench  the gateway and its SQL against PostgreSQL's own limit (wrk, pgbench), written to
+#               bench/RESULTS.md; `cargo bench` for the pure hot paths (BENCH_DURATION, BENCH_SIZES)
 #   make test   every test layer: rustfmt and clippy, pgTAP (pg_prove, twice for body files: C and
 #               en_US locales), plpgsql_check, cargo tests, the OpenAPI meta-schema check, schemathesis
 
@@ -13,7 +15,7 @@ CLUSTER := sql/dev/cluster.sh
 LISTEN_ADDR ?= 127.0.0.1:8080
 BASE_PATH ?= /v1
 
-.PHONY: help deps db build run test lint test-sql test-rust test-openapi test-contract fuzz
+.PHONY: help deps db build run test lint test-sql test-rust test-openapi test-contract fuzz bench
 
 help:
 	@echo "make run    start a local database, seed a demo credential and serve on $(LISTEN_ADDR)"
@@ -76,3 +78,9 @@ test-contract:
 # The parser property tests with many more cases than make test runs.
 fuzz:
 	PROPTEST_CASES=200000 cargo test --locked --release --test integration parsers_fuzz
+
+# The load benchmark (bench/run.sh: wrk against the release gateway, pgbench making the same calls and
+# the plainest SQL returning the same JSON) at two data sizes, then criterion over the pure hot paths.
+bench: deps
+	bench/run.sh
+	cargo bench --locked -p gateway --bench hot_paths

@@ -13,4 +13,4 @@ SELECT jsonb_build_object('external_id', l.external_id, 'blocked_periods', coale
              FROM app.lot_blocked_periods AS p
             WHERE p.operator_id = l.operator_id AND p.lot_id = l.id), '[]'))
   FROM app.lots AS l
- WHERE l.operator_id = :'operator' AND l.external_id = :'lot';
+ WHERE l.operator_id = :operator::uuid AND l.external_id = :lot::text;

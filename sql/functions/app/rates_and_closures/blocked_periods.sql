@@ -93,6 +93,7 @@ BEGIN
     SELECT b.check_out_local - b.check_in_local INTO v_longest_stay
       FROM app.bookings AS b
      WHERE b.operator_id = p_lot.operator_id AND b.lot_id = p_lot.id AND b.status <> 'cancelled'
+       AND b.check_out_local > b.check_in_local  -- always (CHECK); names the index's predicate
      ORDER BY b.check_out_local - b.check_in_local DESC
      LIMIT 1;
     RETURN (

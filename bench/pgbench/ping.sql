@@ -1,0 +1,1 @@
+SELECT status, body::text FROM api.ping(:auth);

@@ -1,0 +1,209 @@
+#!/usr/bin/env bash
+# make bench: the gateway against PostgreSQL's own limit, written to bench/RESULTS.md.
+#
+# For each data size (bench/generate.sql; small: 1 000 lots and 10 000 bookings, large: 10 000 lots
+# and 1 000 000 bookings, plus small operators) on a fresh database of the local cluster, and for
+# each route and concurrency (1, 16, 64 connections):
+#   - wrk (Debian's package) drives the release gateway over loopback (bench/wrk/request.lua);
+#   - pgbench makes the gateway's own SQL call, as the gateway's role, over as many connections
+#     (bench/pgbench/);
+#   - for the read routes, pgbench runs the plainest SQL returning the same JSON as the superuser
+#     (bench/floor/): the floor;
+#   - for the write routes, the WAL the run wrote, per request.
+# Rate limits are lifted for the run (RATE_LIMITS=off) and the results say so. The gateway's peak
+# resident memory is read from /proc at the end of each size.
+#
+# Settings: BENCH_DURATION (seconds per run, default 5), BENCH_SIZES (default "small large"),
+# BENCH_CONNECTIONS (default "1 16 64"), BENCH_OUT (default bench/RESULTS.md).
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cluster="$root/sql/dev/cluster.sh"
+pg_bin="${PG_BIN:-/usr/lib/postgresql/15/bin}"
+duration="${BENCH_DURATION:-5}"
+sizes="${BENCH_SIZES:-small large}"
+connections="${BENCH_CONNECTIONS:-1 16 64}"
+out="${BENCH_OUT:-$root/bench/RESULTS.md}"
+port="${BENCH_PORT:-18080}"
+work="$(mktemp -d)"
+gateway_pid=""
+cleanup() {
+    [ -n "$gateway_pid" ] && kill "$gateway_pid" 2>/dev/null && wait "$gateway_pid" 2>/dev/null
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+if ! command -v wrk >/dev/null || ! command -v curl >/dev/null; then
+    echo "installing: wrk curl" >&2
+    sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends wrk curl >/dev/null
+fi
+"$cluster" start
+(cd "$root" && cargo build --release --locked --bin ingest)
+ingest="$root/target/release/ingest"
+
+# --- measuring -----------------------------------------------------------------------------------
+
+# The p-th percentile (0-100) of the numbers on stdin, one per line.
+percentile() { sort -n | awk -v p="$1" '{ v[NR] = $1 } END { i = int((NR * p + 99) / 100); if (i < 1) i = 1; print v[i] + 0 }'; }
+
+# wrk at $1 connections with the request of the BENCH_* environment: "req/s p50_ms p99_ms errors requests".
+run_wrk() {
+    local c="$1" threads=2
+    [ "$c" -lt 2 ] && threads=1
+    wrk -t"$threads" -c"$c" -d"${duration}s" --latency -s "$root/bench/wrk/request.lua" "http://127.0.0.1:$port" \
+        >"$work/wrk.out" 2>&1 || true
+    awk '
+        function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
+        /^ +50%/ { p50 = ms($2) } /^ +99%/ { p99 = ms($2) }
+        /Requests\/sec/ { rps = $2 }
+        /requests in/ { total = $1 }
+        /Non-2xx or 3xx/ { errors += $NF }
+        /Socket errors/ { gsub(/,/, ""); errors += $4 + $6 + $8 + $10 }
+        END { printf "%.0f %.3f %.3f %d %d\n", rps, p50, p99, errors, total }' "$work/wrk.out"
+}
+
+# pgbench at $1 connections of script $2 on $3 (URL), further arguments passed on:
+# "tps p50_ms p99_ms errors transactions".
+run_pgbench() {
+    local c="$1" script="$2" url="$3"; shift 3
+    local threads=2
+    [ "$c" -lt 2 ] && threads=1
+    rm -f "$work"/pgb.*
+    "$pg_bin/pgbench" -n -M prepared -c "$c" -j "$threads" -T "$duration" -f "$script" -l --log-prefix="$work/pgb" \
+        "$@" "$url" >"$work/pgbench.out" 2>&1 || true
+    local p50 p99 tps failed total
+    p50="$(cat "$work"/pgb.* 2>/dev/null | awk '{ print $3 / 1000 }' | percentile 50)"
+    p99="$(cat "$work"/pgb.* 2>/dev/null | awk '{ print $3 / 1000 }' | percentile 99)"
+    tps="$(awk '/^tps = / { print $3; exit }' "$work/pgbench.out")"
+    failed="$(awk '/number of failed transactions/ { print $5 }' "$work/pgbench.out")"
+    total="$(awk '/number of transactions actually processed/ { print $6 }' "$work/pgbench.out")"
+    grep -q "aborted\|error" "$work/pgbench.out" && failed="${failed:-0}+aborted"
+    printf "%.0f %.3f %.3f %s %s\n" "${tps:-0}" "${p50:-0}" "${p99:-0}" "${failed:-0}" "${total:-0}"
+}
+
+wal_lsn() { psql "$admin_url" -XAtqc "SELECT pg_current_wal_lsn()"; }
+wal_bytes() { psql "$admin_url" -XAtqc "SELECT pg_wal_lsn_diff('$2', '$1')::bigint"; }
+
+# --- one size ------------------------------------------------------------------------------------
+
+rows=()   # the table's rows, across sizes
+peak_rss=()
+
+bench_size() {
+    local size="$1" lots bookings small
+    case "$size" in
+        small) lots=1000; bookings=10000; small=100 ;;
+        large) lots=10000; bookings=1000000; small=1000 ;;
+        *) echo "unknown size $size" >&2; exit 1 ;;
+    esac
+    local db="bench_$size"
+    admin_url="$("$cluster" url "$db" postgres)"
+    local gateway_url; gateway_url="$("$cluster" url "$db" ingest_gateway)"
+    psql "$("$cluster" url postgres postgres)" -XqAt -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db"
+    DATABASE_URL="$admin_url" LOG_LEVEL=warn "$ingest" migrate
+    echo "$size: generating $lots lots and $bookings bookings" >&2
+    local bearer
+    bearer="$(psql "$admin_url" -X -v lots="$lots" -v bookings="$bookings" -v small_operators="$small" \
+                   -f "$root/bench/generate.sql" | sed -n 's/^bearer=//p')"
+    psql "$admin_url" -XqAt -c "VACUUM ANALYZE" -c "CHECKPOINT"
+    local operator; operator="$(psql "$admin_url" -XAtqc "SELECT id FROM app.operators WHERE name = 'Bench Large'")"
+    local auth="Bearer $bearer"
+
+    # Bodies: lot-000002 and its envelope as stored (so their PUT is unchanged), lot-000001's closures
+    # as stored, and the 512 lots the changing PUT writes.
+    psql "$admin_url" -XAtqc "SELECT ((body -> 'lots' -> 0) - 'rates')::text FROM api.lots_get('$auth', 'lot-000001', 1)" >"$work/lot.json"
+    psql "$admin_url" -XAtqc "SELECT ((body -> 'lots' -> 0 -> 'rates') - 'channel')::text FROM api.lots_get('$auth', 'lot-000001', 1)" >"$work/rates.json"
+    psql "$admin_url" -XAtqc "SELECT jsonb_build_object('blocked_periods', jsonb_agg(p - 'overlapping_bookings'))::text
+                                FROM api.lot_blocked_periods_get('$auth', 'lot-000001') AS g,
+                                     jsonb_array_elements(g.body -> 'blocked_periods') AS p" >"$work/closures.json"
+    local changing='{"name":"Bench put","timezone":"Europe/Paris","handover":"self","online_bookable":false,"capacity":0}'
+    printf '%s' "$changing" >"$work/changing.json"
+    psql "$admin_url" -XAtq -v ON_ERROR_STOP=1 -v body="$changing" -v auth="$auth" >/dev/null \
+        <<<"SELECT count(*) FROM generate_series(0, 511) AS k, api.lot_put(:'auth', 'bench-put-' || k, :'body', false) AS p"
+    chmod a+r "$work"/*.json
+
+    # The gateway: release build, rate limits lifted, no webhook worker, no admin listener.
+    DATABASE_URL="$gateway_url" LISTEN_ADDR="127.0.0.1:$port" RATE_LIMITS=off DATABASE_POOL_SIZE=64 \
+        WEBHOOK_WORKER=off ADMIN_LISTEN_ADDR= LOG_LEVEL=warn "$ingest" serve >"$work/gateway.log" 2>&1 &
+    gateway_pid=$!
+    for _ in $(seq 50); do curl -fs -o /dev/null -H "Authorization: $auth" "http://127.0.0.1:$port/v1/ping" && break; sleep 0.1; done
+
+    # name | method | path | body | pgbench script and its variables | floor script and its variables | writes
+    local scenarios=(
+        "GET /ping|GET|/v1/ping||ping.sql||"
+        "GET /lots (50)|GET|/v1/lots?limit=50||lots_page.sql -D after=none -D limit=50|lots_page.sql -D after=none -D limit=50|"
+        "GET /lots (200)|GET|/v1/lots?limit=200||lots_page.sql -D after=none -D limit=200|lots_page.sql -D after=none -D limit=200|"
+        "GET one lot|GET|/v1/lots?after=lot-000001&limit=1||lots_page.sql -D after=lot-000001 -D limit=1|lots_page.sql -D after=lot-000001 -D limit=1|"
+        "PUT lot, unchanged|PUT|/v1/lots/lot-000002|lot.json|lot_put.sql -D lot=lot-000002||write"
+        "PUT lot, one field changed|PUT|/v1/lots/{lot}|changing.json|lot_put_changing.sql||write"
+        "PUT rates, unchanged|PUT|/v1/lots/lot-000002/rates|rates.json|rates_put.sql -D lot=lot-000002||write"
+        "GET blocked periods (100)|GET|/v1/lots/lot-000001/blocked-periods||blocked_periods_get.sql -D lot=lot-000001|blocked_periods.sql -D lot=lot-000001|"
+        "PUT blocked periods (100), unchanged|PUT|/v1/lots/lot-000001/blocked-periods|closures.json|blocked_periods_put.sql -D lot=lot-000001||write"
+        "GET /bookings (200, following next)|GET|/v1/bookings?limit=200||bookings_page.sql -D next=none -D limit=200|bookings_page.sql -D limit=200 -D at=-infinity -D ref=none|"
+        "GET /bookings (500, following next)|GET|/v1/bookings?limit=500||bookings_page.sql -D next=none -D limit=500|bookings_page.sql -D limit=500 -D at=-infinity -D ref=none|"
+    )
+    local scenario name method path body pgb floor writes c
+    for scenario in "${scenarios[@]}"; do
+        IFS='|' read -r name method path body pgb floor writes <<<"$scenario"
+        for c in $connections; do
+            echo "$size: $name at $c" >&2
+            local before after gw pg fl wal="" body_file=""
+            [ -n "$body" ] && body_file="$work/$body"
+            before="$(wal_lsn)"
+            gw="$(BENCH_METHOD="$method" BENCH_PATH="$path" BENCH_AUTHORIZATION="$auth" BENCH_BODY_FILE="$body_file" \
+                  BENCH_FOLLOW="$([[ "$path" == /v1/bookings* ]] && echo next)" \
+                  BENCH_CHANGING="$([[ "$path" == *"{lot}"* ]] && echo capacity)" run_wrk "$c")"
+            after="$(wal_lsn)"
+            if [ -n "$writes" ]; then
+                wal="$(( $(wal_bytes "$before" "$after") / ($(echo "$gw" | cut -d' ' -f5) + 1) ))"
+            fi
+            read -r -a pgb_args <<<"$pgb"
+            local extra=()
+            [ -n "$body" ] && extra=(-D "body=$(cat "$work/$body")")
+            pg="$(run_pgbench "$c" "$root/bench/pgbench/${pgb_args[0]}" "$gateway_url" -D "auth=$auth" "${extra[@]}" "${pgb_args[@]:1}")"
+            fl="- - - - -"
+            if [ -n "$floor" ]; then
+                read -r -a floor_args <<<"$floor"
+                fl="$(run_pgbench "$c" "$root/bench/floor/${floor_args[0]}" "$admin_url" -D "operator=$operator" "${floor_args[@]:1}")"
+            fi
+            rows+=("$size|$name|$c|$gw|$pg|$fl|$wal")
+        done
+    done
+    peak_rss+=("$size: $(awk '/VmHWM/ { printf "%.1f MiB", $2 / 1024 }' "/proc/$gateway_pid/status")")
+    kill "$gateway_pid"; wait "$gateway_pid" 2>/dev/null || true; gateway_pid=""
+}
+
+for size in $sizes; do bench_size "$size"; done
+
+# --- the table -----------------------------------------------------------------------------------
+
+{
+    echo "# Benchmark results"
+    echo
+    echo "Written by \`make bench\` (bench/run.sh) on $(date -u +%Y-%m-%d), commit $(git -C "$root" rev-parse --short HEAD),"
+    echo "$(nproc) cores, $(psql "$admin_url" -XAtqc 'SHOW server_version'), ${duration} s per run. **Rate limits"
+    echo "lifted for the run (RATE_LIMITS=off).** Gateway: release build, pool of 64, request log at warn; wrk over"
+    echo "loopback. pgbench: the gateway's own SQL call as its role (\`-M prepared\`). Floor: the plainest SQL"
+    echo "returning the same JSON, as the superuser (no row-level security, no authentication). Latencies in ms;"
+    echo "gw/pg = gateway req/s ÷ pgbench tps; fn/floor = pgbench p50 ÷ floor p50; WAL = bytes written per"
+    echo "request (write routes). Errors: non-2xx answers and socket errors (wrk), failed transactions (pgbench)."
+    echo
+    echo "Gateway peak resident memory: ${peak_rss[*]}."
+    echo
+    echo "| size | route | conns | gateway req/s | p50 | p99 | errors | pgbench tps | p50 | p99 | errors | gw/pg | floor tps | floor p50 | fn/floor | WAL B/req |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    for row in "${rows[@]}"; do
+        IFS='|' read -r size name c gw pg fl wal <<<"$row"
+        read -r g_rps g_p50 g_p99 g_err _ <<<"$gw"
+        read -r p_tps p_p50 p_p99 p_err _ <<<"$pg"
+        read -r f_tps f_p50 _ _ _ <<<"$fl"
+        ratio="$(awk -v a="$g_rps" -v b="$p_tps" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')"
+        floor_ratio="-"
+        [ "$f_tps" != "-" ] && floor_ratio="$(awk -v a="$p_p50" -v b="$f_p50" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')"
+        echo "| $size | $name | $c | $g_rps | $g_p50 | $g_p99 | $g_err | $p_tps | $p_p50 | $p_p99 | $p_err | $ratio | $f_tps | $f_p50 | $floor_ratio | ${wal:--} |"
+    done
+} >"$out.new"
+mv "$out.new" "$out"
+echo "written: $out" >&2

@@ -1,0 +1,48 @@
+-- The load generator's requests (wrk), set by bench/run.sh through the environment:
+--   BENCH_METHOD, BENCH_PATH, BENCH_AUTHORIZATION, BENCH_BODY_FILE (optional)
+--   BENCH_FOLLOW=next      GET /bookings: each request carries the `next` of the thread's last answer
+--   BENCH_CHANGING=capacity  PUT /lots/bench-put-<0-511> with the body's "capacity":0 set at random,
+--                          as the pgbench script lot_put_changing.sql does
+local method = os.getenv("BENCH_METHOD")
+local path = os.getenv("BENCH_PATH")
+local headers = { ["Authorization"] = os.getenv("BENCH_AUTHORIZATION") }
+local body = nil
+local body_file = os.getenv("BENCH_BODY_FILE")
+if body_file and body_file ~= "" then
+  local f = assert(io.open(body_file, "rb"))
+  body = f:read("*a")
+  f:close()
+  headers["Content-Type"] = "application/json"
+end
+local follow = os.getenv("BENCH_FOLLOW") == "next"
+local changing = os.getenv("BENCH_CHANGING") == "capacity"
+local next_cursor = nil
+
+function setup(thread)
+  thread:set("seed", math.random(1, 1000000))
+end
+
+function init(args)
+  math.randomseed(seed or os.time())
+end
+
+function request()
+  if changing then
+    local lot = "bench-put-" .. math.random(0, 511)
+    local sent = body:gsub('"capacity":0', '"capacity":' .. math.random(1, 100000), 1)
+    return wrk.format(method, path:gsub("{lot}", lot), headers, sent)
+  end
+  if follow and next_cursor then
+    return wrk.format(method, path .. "&since=" .. next_cursor, headers, body)
+  end
+  return wrk.format(method, path, headers, body)
+end
+
+if follow then
+  function response(status, headers, answer)
+    local cursor = answer:match('"next"%s*:%s*"([^"]+)"')
+    if cursor then
+      next_cursor = cursor
+    end
+  end
+end
