@@ -42,7 +42,7 @@ run: db build
 	worker_url="$${DATABASE_URL:-$$($(CLUSTER) url ingest webhook_worker)}"; \
 	DATABASE_URL="$$url" LOG_LEVEL=warn target/release/ingest migrate; \
 	psql "$$url" -qX -v base_url="http://$(LISTEN_ADDR)$(BASE_PATH)" -f sql/dev/demo.sql; \
-	echo "Serving on http://$(LISTEN_ADDR)$(BASE_PATH) (Ctrl-C stops)"; \
+	echo "Serving on http://$(LISTEN_ADDR)$(BASE_PATH); health and metrics on http://$${ADMIN_LISTEN_ADDR:-127.0.0.1:8081} (Ctrl-C stops)"; \
 	DATABASE_URL="$$serve_url" WEBHOOK_DATABASE_URL="$$worker_url" LISTEN_ADDR="$(LISTEN_ADDR)" BASE_PATH="$(BASE_PATH)" \
 	    exec target/release/ingest serve
 
