@@ -4,7 +4,7 @@
 -- each accepted value is checked in the Lot read back. The media rule has its own section.
 -- A refused PUT stores nothing.
 BEGIN;
-SELECT plan(290);
+SELECT plan(291);
 
 -- Operator A (media folder `harbour`) writes; operator Q (folder `quay`) only owns a folder.
 CREATE TEMP TABLE fx AS
@@ -126,6 +126,10 @@ SELECT pg_temp.refused(replace(tests.lot_body('{"media": {"width": 7}}'), '"widt
                        'a number out of every range nested in media is invalid_body, field media');
 SELECT pg_temp.refused(replace(tests.lot_body(), '"Harbour Car Park"', '"Harbour \"Car\" Park\u0000"'), 'invalid_body', 'name',
                        'escaped quotes before the \u0000 do not hide the member holding it');
+SELECT pg_temp.refused(replace(tests.lot_body(), '"North gate, Dock Road"',
+                               '"North gate", "' || (SELECT string_agg(format('k%s": "\u0041", "', i), '') FROM generate_series(1, 2000) AS i) || 'last": "\u0000"'),
+                       'invalid_body', 'arrival',
+                       'among 2 000 members with escapes, the one value jsonb cannot hold names its top-level member');
 SELECT pg_temp.accepts(replace(tests.lot_body(), '"London"', '"Lon\ud83d\ude97don"'), 'city', '"Lon🚗don"',
                        'a surrogate pair is a character and is accepted');
 

@@ -142,21 +142,26 @@ BEGIN
           FROM string AS s
           JOIN outside AS o ON o.n = s.n - 1
          WHERE o.depth = 1 AND right(rtrim(o.text, E' \t\n\r'), 1) IN ('{', ',')),
-    candidate AS (
-        SELECT s.n, 0::bigint AS m, s.token, EXISTS (SELECT FROM top_key AS k WHERE k.n = s.n) AS is_key
+    stream AS (
+        -- every string, and the numbers of the pieces outside strings, in document order
+        SELECT s.n, 0::bigint AS m, s.token, k.n IS NOT NULL AS is_key, strpos(s.token, '\u') > 0 AS may_fail
           FROM string AS s
-         WHERE strpos(s.token, '\u') > 0
+          LEFT JOIN top_key AS k ON k.n = s.n
         UNION ALL
-        SELECT o.n, x.m, x.number[1], false
+        SELECT o.n, x.m, x.number[1], false, x.number[1] ~ '[eE]' OR char_length(x.number[1]) > 1000
           FROM outside AS o
          CROSS JOIN LATERAL regexp_matches(o.text, '(-?[0-9][-+.0-9eE]*)', 'g') WITH ORDINALITY AS x(number, m)
-         WHERE o.text ~ '[0-9]' AND (o.text ~ '[eE]' OR char_length(o.text) > 1000)
-           AND (x.number[1] ~ '[eE]' OR char_length(x.number[1]) > 1000))
-    SELECT array_agg(c.token ORDER BY c.n, c.m),
-           array_agg(CASE WHEN NOT c.is_key THEN (SELECT k.token FROM top_key AS k WHERE k.n < c.n ORDER BY k.n DESC LIMIT 1) END
-                     ORDER BY c.n, c.m)
+         WHERE o.text ~ '[0-9]' AND (o.text ~ '[eE]' OR char_length(o.text) > 1000)),
+    owned AS (
+        -- each token with the top-level key before it (its member's)
+        SELECT t.n, t.m, t.token, t.is_key, t.may_fail,
+               max(CASE WHEN t.is_key THEN t.n END) OVER (ORDER BY t.n, t.m) AS key_n
+          FROM stream AS t)
+    SELECT array_agg(o.token ORDER BY o.n, o.m), array_agg(CASE WHEN NOT o.is_key THEN k.token END ORDER BY o.n, o.m)
       INTO v_tokens, v_members
-      FROM candidate AS c;
+      FROM owned AS o
+      LEFT JOIN top_key AS k ON k.n = o.key_n
+     WHERE o.may_fail;
 
     -- The first token not held lies in v_low .. v_high, if any does.
     v_high := coalesce(cardinality(v_tokens), 0);
