@@ -2,8 +2,9 @@
 //! of `sql/functions` (CREATE OR REPLACE) in one transaction as the owner role. Afterwards the
 //! functions, triggers and function grants of the project's schemas are exactly those of the tree: a
 //! function or trigger the tree no longer defines is dropped, and a grant no file makes is taken
-//! back. Last, the login roles get the settings that keep secrets out of the server log. Re-runnable;
-//! an advisory lock makes concurrent runs (several instances starting at once) take turns, each
+//! back; the fingerprint of the functions then in force is recorded (`app.deployed_rules`). Last,
+//! the login roles get the settings that keep secrets out of the server log. Re-runnable; an
+//! advisory lock makes concurrent runs (several instances starting at once) take turns, each
 //! waiting for the one before.
 
 use crate::db_tls::DatabaseLink;
@@ -73,6 +74,12 @@ async fn apply_functions(client: &mut tokio_postgres::Client) -> Result<(), Stri
                 .map_err(|e| format!("removing functions the tree no longer defines: {}", describe(&e)))?;
         }
     }
+    // The fingerprint of the rules now in force: a stored digest of an accepted lot body made under
+    // other rules no longer matches (app.lot_body_digest).
+    transaction
+        .batch_execute("SELECT app.deployed_rules_refresh()")
+        .await
+        .map_err(|e| format!("recording the rules in force: {}", describe(&e)))?;
     transaction.commit().await.map_err(|e| format!("functions: {e}"))?;
     tracing::info!(files = FUNCTION_FILES.len(), "functions applied");
     Ok(())

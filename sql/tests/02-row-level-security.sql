@@ -67,7 +67,8 @@ SELECT is_empty(
        WHERE c.relnamespace = 'app'::regnamespace AND c.relkind IN ('r', 'p')
          AND c.oid NOT IN (SELECT * FROM tests.tenant_tables())
          AND c.oid::regclass::text NOT IN
-             ('app.users', 'app.server_secrets', 'app.settings', 'app.iana_zones', 'app.iso_countries', 'app.iso_currencies')$$,
+             ('app.users', 'app.server_secrets', 'app.settings', 'app.iana_zones', 'app.iso_countries', 'app.iso_currencies',
+              'app.deployed_rules')$$,
     'every app table is a tenant table (it has operator_id) or one of the known global tables');
 
 -- Who sets the operator context (read from the function sources) -----------------------------------

@@ -115,6 +115,32 @@ async fn a_put_equal_to_the_stored_lot_answers_200_unchanged_with_an_empty_chang
     assert_eq!(answer["lot"], created["lot"]);
 }
 
+/// The text of the last write sent again is not read again (its digest is kept with the write), so
+/// its answer must be byte for byte the one the full check gives to another text of equal values.
+#[tokio::test]
+async fn the_text_of_the_last_write_sent_again_answers_exactly_what_the_full_check_answers() {
+    let app = TestApp::spawn().await;
+    let (operator, credential) = writer(&app).await;
+    let written = serde_json::to_string(&full_lot(&operator)).unwrap();
+    let headers = json_headers(&credential);
+    let path = lot_path("harbour-1", "");
+    let response = app.request(Method::PUT, &path, headers.clone(), written.clone()).await;
+    assert_eq!(response.status, 201);
+
+    let other_text = serde_json::to_string_pretty(&full_lot(&operator)).unwrap();
+    let full_check = app.request(Method::PUT, &path, headers.clone(), other_text).await;
+    assert_write_result(&full_check, 200, "harbour-1", "unchanged", &[], false, false);
+    let same_text = app.request(Method::PUT, &path, headers.clone(), written.clone()).await;
+    assert_write_result(&same_text, 200, "harbour-1", "unchanged", &[], false, false);
+    assert_eq!(same_text.body, full_check.body, "the same answer, byte for byte");
+
+    let dry_run = app.request(Method::PUT, &lot_path("harbour-1", "dry_run=true"), headers, written).await;
+    let answer = assert_write_result(&dry_run, 200, "harbour-1", "unchanged", &[], false, true);
+    let mut expected = full_check.json();
+    expected["dry_run"] = json!(true);
+    assert_eq!(answer, expected);
+}
+
 #[tokio::test]
 async fn an_absent_key_means_null_and_clears_the_stored_value() {
     let app = TestApp::spawn().await;

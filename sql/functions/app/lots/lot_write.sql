@@ -6,6 +6,11 @@
 -- reviewed field (app.lot_fields: every field but online_bookable) voids a pending or approved review (state
 -- `superseded`); a zone change withdraws the zone confirmation.
 --
+-- The same text again: every write stores the digest of the body text it accepted
+-- (app.lot_body_digest: the text, the operator's media folder and the rules in force). A body whose
+-- digest equals the stored one is the text that produced the stored fields, read by the same rules,
+-- so the full check could only answer `unchanged`: it is skipped. Any other text takes the full check.
+--
 -- Two first writes of one external_id at once: the second waits for the first and answers PT409
 -- `conflict`. Answers the LotWriteResult report (without dry_run).
 CREATE OR REPLACE FUNCTION app.lot_write(p_operator_id uuid, p_external_id text, p_body text)
@@ -15,6 +20,7 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_folder text;
+    v_digest bytea;
     v_new app.lots;
     v_old app.lots;
     v_changed text[];
@@ -27,22 +33,31 @@ BEGIN
         PERFORM app.refuse(422, 'invalid_body', 'external_id');
     END IF;
     SELECT o.media_folder INTO v_folder FROM app.operators AS o WHERE o.id = p_operator_id;
-    v_new := app.lot_from_body(app.json_body(p_body), p_external_id, v_folder);
-
+    v_digest := app.lot_body_digest(v_folder, p_body);
     SELECT * INTO v_old FROM app.lots AS l WHERE l.operator_id = p_operator_id AND l.external_id = p_external_id;
-    IF NOT FOUND THEN
+    IF v_old.accepted_body_digest = v_digest THEN
+        v_result := 'unchanged';
+        v_changed := '{}';
+        v_new := v_old;
+    ELSE
+        v_new := app.lot_from_body(app.json_body(p_body), p_external_id, v_folder);
+    END IF;
+
+    IF v_result IS NOT NULL THEN
+        NULL;  -- the same text again
+    ELSIF v_old.id IS NULL THEN
         BEGIN
             INSERT INTO app.lots (
                 operator_id, external_id, name, timezone, handover, online_bookable, capacity, latitude,
                 longitude, city, country_code, features, arrival, media, min_advance_days, min_stay_days,
                 max_stay_days, cancellation_free_until_hours_before_check_in,
-                cancellation_penalty_percent_after, cancellation_no_show_forfeits_full)
+                cancellation_penalty_percent_after, cancellation_no_show_forfeits_full, accepted_body_digest)
             VALUES (
                 p_operator_id, p_external_id, v_new.name, v_new.timezone, v_new.handover,
                 v_new.online_bookable, v_new.capacity, v_new.latitude, v_new.longitude, v_new.city,
                 v_new.country_code, v_new.features, v_new.arrival, v_new.media, v_new.min_advance_days,
                 v_new.min_stay_days, v_new.max_stay_days, v_new.cancellation_free_until_hours_before_check_in,
-                v_new.cancellation_penalty_percent_after, v_new.cancellation_no_show_forfeits_full)
+                v_new.cancellation_penalty_percent_after, v_new.cancellation_no_show_forfeits_full, v_digest)
             RETURNING * INTO v_new;
         EXCEPTION
             WHEN unique_violation THEN
@@ -83,6 +98,7 @@ BEGIN
                    cancellation_no_show_forfeits_full = v_new.cancellation_no_show_forfeits_full,
                    review_state = CASE WHEN v_superseded THEN 'superseded' ELSE l.review_state END,
                    timezone_confirmed = l.timezone_confirmed AND l.timezone = v_new.timezone,
+                   accepted_body_digest = v_digest,
                    updated_at = now()
              WHERE l.operator_id = p_operator_id AND l.id = v_old.id
             RETURNING * INTO v_new;
