@@ -4,7 +4,7 @@
 -- each accepted value is checked in the Lot read back. The media rule has its own section.
 -- A refused PUT stores nothing.
 BEGIN;
-SELECT plan(291);
+SELECT plan(294);
 
 -- Operator A (media folder `harbour`) writes; operator Q (folder `quay`) only owns a folder.
 CREATE TEMP TABLE fx AS
@@ -130,6 +130,13 @@ SELECT pg_temp.refused(replace(tests.lot_body(), '"North gate, Dock Road"',
                                '"North gate", "' || (SELECT string_agg(format('k%s": "\u0041", "', i), '') FROM generate_series(1, 2000) AS i) || 'last": "\u0000"'),
                        'invalid_body', 'arrival',
                        'among 2 000 members with escapes, the one value jsonb cannot hold names its top-level member');
+SELECT pg_temp.refused(replace(replace(tests.lot_body(), '"Harbour Car Park"', '"Harbour ~3u0000 ~0~1~2 \\u0000 \\\" \\"'),
+                               '"London"', '"Lon\u0000don"'), 'invalid_body', 'city',
+                       'tildes, escaped backslashes before u0000 and escaped quotes in an earlier member are held: the city is named');
+SELECT pg_temp.refused('{"name": "x", "caf\u00e9~": "\u0000"}', 'invalid_body', 'café~',
+                       'the member is named by its key as read, escapes and tildes included');
+SELECT pg_temp.refused('{"name": "x", "k\u0000": 1, "city": "\u0000"}', 'invalid_body', NULL,
+                       'a top-level key jsonb cannot hold comes first: invalid_body with no field');
 SELECT pg_temp.accepts(replace(tests.lot_body(), '"London"', '"Lon\ud83d\ude97don"'), 'city', '"Lon🚗don"',
                        'a surrogate pair is a character and is accepted');
 

@@ -93,13 +93,14 @@ REVOKE ALL ON FUNCTION app.json_first_repeated_key(json) FROM PUBLIC;
 
 -- The top-level member of a syntactically valid JSON object whose value holds the first token, in
 -- document order, that jsonb cannot hold, or NULL (not an object, or the fault is in a top-level
--- key). PostgreSQL's JSON functions de-escape every string while they walk, so they cannot be used to
--- find it. The text is cut at its quotes instead (string_to_table, fast: a regular-expression
--- tokenizer cost 8-10 ms on 64 KiB); a quote after an odd run of backslashes is escaped (outside
--- strings JSON has no backslashes), so the pieces between real quotes alternate outside and inside
--- strings. Only the tokens that can fail are tried — strings with a \u escape, numbers with an
--- exponent or of over 1000 characters — by bisection: O(log n) tries, each in its own
--- subtransaction. Only ever called on the refusal path.
+-- key). PostgreSQL's JSON functions de-escape every string while they walk, so they cannot walk the
+-- text as sent. They walk a plain copy instead, in which every backslash escape is spelled out
+-- without a backslash (`~` itself first becomes `~0`, then `\\` `~1`, `\"` `~2`, any other `\`
+-- `~3`): the same structure, no escape left to fail, and each piece turns back into its text as
+-- sent by the reverse replacements. Only the members that can fail are tried — a key or value with
+-- a \u escape, a value with an exponent or of over 1000 characters — by bisection over the keys and
+-- values in document order: O(log n) tries, each in its own subtransaction. Only ever called on the
+-- refusal path.
 CREATE OR REPLACE FUNCTION app.json_member_not_held(p_json text)
 RETURNS text
 LANGUAGE plpgsql
@@ -107,6 +108,7 @@ IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
+    v_plain json;
     v_tokens text[];
     v_members text[];
     v_low integer := 1;
@@ -116,52 +118,23 @@ BEGIN
     IF json_typeof(p_json::json) <> 'object' THEN
         RETURN NULL;
     END IF;
-    WITH piece AS (
-        SELECT p.n, p.text, (char_length(p.text) - char_length(rtrim(p.text, '\'))) % 2 = 1 AS escapes_next_quote
-          FROM string_to_table(p_json, '"') WITH ORDINALITY AS p(text, n)),
-    counted AS (
-        -- real quotes before each piece: odd inside a string
-        SELECT c.n, c.text,
-               coalesce(sum(CASE WHEN c.escapes_next_quote THEN 0 ELSE 1 END)
-                            OVER (ORDER BY c.n ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS quotes
-          FROM piece AS c),
-    outside AS (
-        -- each piece outside strings with the nesting depth at its end: 1 inside the top-level object
-        SELECT o.n, o.text,
-               sum(char_length(o.text) - char_length(translate(o.text, '{[', ''))
-                   - char_length(o.text) + char_length(translate(o.text, '}]', ''))) OVER (ORDER BY o.n) AS depth
-          FROM counted AS o
-         WHERE o.quotes % 2 = 0),
-    string AS (
-        SELECT min(i.n) AS n, '"' || string_agg(i.text, '"' ORDER BY i.n) || '"' AS token
-          FROM counted AS i
-         WHERE i.quotes % 2 = 1
-         GROUP BY i.quotes),
-    top_key AS (
-        SELECT s.n, s.token
-          FROM string AS s
-          JOIN outside AS o ON o.n = s.n - 1
-         WHERE o.depth = 1 AND right(rtrim(o.text, E' \t\n\r'), 1) IN ('{', ',')),
-    stream AS (
-        -- every string, and the numbers of the pieces outside strings, in document order
-        SELECT s.n, 0::bigint AS m, s.token, k.n IS NOT NULL AS is_key, strpos(s.token, '\u') > 0 AS may_fail
-          FROM string AS s
-          LEFT JOIN top_key AS k ON k.n = s.n
+    v_plain := replace(replace(replace(replace(p_json, '~', '~0'), '\\', '~1'), '\"', '~2'), '\', '~3')::json;
+    WITH member AS (
+        SELECT m.n, '"' || m.key || '"' AS key, m.value::text AS value
+          FROM json_each(v_plain) WITH ORDINALITY AS m(key, value, n)),
+    suspect AS (
+        -- each key or value that can fail, in document order (a key before its value), as plain text
+        SELECT m.n, 0 AS side, m.key AS token, NULL::text AS member
+          FROM member AS m
+         WHERE strpos(m.key, '~3u') > 0
         UNION ALL
-        SELECT o.n, x.m, x.number[1], false, x.number[1] ~ '[eE]' OR char_length(x.number[1]) > 1000
-          FROM outside AS o
-         CROSS JOIN LATERAL regexp_matches(o.text, '(-?[0-9][-+.0-9eE]*)', 'g') WITH ORDINALITY AS x(number, m)
-         WHERE o.text ~ '[0-9]' AND (o.text ~ '[eE]' OR char_length(o.text) > 1000)),
-    owned AS (
-        -- each token with the top-level key before it (its member's)
-        SELECT t.n, t.m, t.token, t.is_key, t.may_fail,
-               max(CASE WHEN t.is_key THEN t.n END) OVER (ORDER BY t.n, t.m) AS key_n
-          FROM stream AS t)
-    SELECT array_agg(o.token ORDER BY o.n, o.m), array_agg(CASE WHEN NOT o.is_key THEN k.token END ORDER BY o.n, o.m)
+        SELECT m.n, 1, m.value, m.key
+          FROM member AS m
+         WHERE strpos(m.value, '~3u') > 0 OR m.value ~ '[0-9][eE]' OR char_length(m.value) > 1000)
+    SELECT array_agg(replace(replace(replace(replace(s.token, '~3', '\'), '~2', '\"'), '~1', '\\'), '~0', '~') ORDER BY s.n, s.side),
+           array_agg(replace(replace(replace(replace(s.member, '~3', '\'), '~2', '\"'), '~1', '\\'), '~0', '~') ORDER BY s.n, s.side)
       INTO v_tokens, v_members
-      FROM owned AS o
-      LEFT JOIN top_key AS k ON k.n = o.key_n
-     WHERE o.may_fail;
+      FROM suspect AS s;
 
     -- The first token not held lies in v_low .. v_high, if any does.
     v_high := coalesce(cardinality(v_tokens), 0);
@@ -176,7 +149,7 @@ BEGIN
     IF v_high = 0 OR app.json_values_held(v_tokens[v_low:v_low]) THEN
         RETURN NULL;
     END IF;
-    -- (a held key: were it not, its own token would have come first)
+    -- (a value's key is held: were it not, the key would have come first)
     RETURN v_members[v_low]::jsonb #>> '{}';
 END
 $$;
