@@ -4,7 +4,7 @@
 -- each accepted value is checked in the Lot read back. The media rule has its own section.
 -- A refused PUT stores nothing.
 BEGIN;
-SELECT plan(294);
+SELECT plan(297);
 
 -- Operator A (media folder `harbour`) writes; operator Q (folder `quay`) only owns a folder.
 CREATE TEMP TABLE fx AS
@@ -109,6 +109,13 @@ SELECT pg_temp.refused('{"name": "Other", ' || substr(tests.lot_body(), 2), 'inv
                        'a top-level key given twice is invalid_body naming it');
 SELECT pg_temp.refused('{"city": null, ' || substr(tests.lot_body(), 2), 'invalid_body', 'city',
                        'a key given twice is refused even when one of the values is null');
+SELECT pg_temp.refused(E'{"city"\n\t :  "Leeds", ' || substr(tests.lot_body(), 2), 'invalid_body', 'city',
+                       'a key given twice is refused whatever the white space before its colon');
+SELECT pg_temp.refused(replace(tests.lot_body('{"arrival": {"entrance": "a\": b", "access": ": \"x\": "}}'), '"access"', '"entrance"'),
+                       'invalid_body', 'arrival.entrance',
+                       'a key given twice is found among strings holding escaped quotes and colons');
+SELECT pg_temp.accepts(tests.lot_body('{"city": "a\": b\\\": c"}'), 'city', '"a\": b\\\": c"',
+                       'strings holding escaped quotes, backslashes and colons are no repeated key');
 
 -- What jsonb cannot hold: invalid_body naming the top-level member -----------------------------------------
 

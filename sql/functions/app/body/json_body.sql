@@ -16,6 +16,7 @@ AS $$
 DECLARE
     v_json json;
     v_body jsonb;
+    v_held text;
     v_repeated record;
 BEGIN
     IF p_body IS NULL THEN
@@ -33,9 +34,15 @@ BEGIN
         WHEN data_exception OR statement_too_complex OR program_limit_exceeded THEN
             PERFORM app.refuse(422, 'invalid_body', app.json_member_not_held(p_body));
     END;
-    SELECT * INTO v_repeated FROM app.json_first_repeated_key(v_json);
-    IF v_repeated.field IS NOT NULL THEN
-        PERFORM app.refuse(422, CASE WHEN v_repeated.depth = 0 THEN 'invalid_body' ELSE p_nested_error END, v_repeated.field);
+    -- jsonb keeps one member per key: as many keys as the text gives means none is given twice (the
+    -- walk naming the first repetition is only needed when they differ). In a plain copy every quote
+    -- is a string's own, so a key is a quote followed by a colon; jsonb writes it `"key": `.
+    v_held := app.json_plain(v_body::text);
+    IF regexp_count(app.json_plain(p_body), '"[ \t\n\r]*:') <> (char_length(v_held) - char_length(replace(v_held, '": ', ''))) / 3 THEN
+        SELECT * INTO v_repeated FROM app.json_first_repeated_key(v_json);
+        IF v_repeated.field IS NOT NULL THEN
+            PERFORM app.refuse(422, CASE WHEN v_repeated.depth = 0 THEN 'invalid_body' ELSE p_nested_error END, v_repeated.field);
+        END IF;
     END IF;
     RETURN v_body;
 END
@@ -91,13 +98,25 @@ AS $$
 $$;
 REVOKE ALL ON FUNCTION app.json_first_repeated_key(json) FROM PUBLIC;
 
+-- A JSON text with every backslash escape spelled out without a backslash, reversibly: `~` itself
+-- first becomes `~0`, then `\\` `~1`, `\"` `~2`, any other `\` `~3` (escapes are read left to right, as
+-- replace() reads them). The same structure and the same members, no escape left for a parser to
+-- fail on, and every quote left is a string's own.
+CREATE OR REPLACE FUNCTION app.json_plain(p_json text)
+RETURNS text
+LANGUAGE sql
+IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT replace(replace(replace(replace(p_json, '~', '~0'), '\\', '~1'), '\"', '~2'), '\', '~3');
+$$;
+REVOKE ALL ON FUNCTION app.json_plain(text) FROM PUBLIC;
+
 -- The top-level member of a syntactically valid JSON object whose value holds the first token, in
 -- document order, that jsonb cannot hold, or NULL (not an object, or the fault is in a top-level
 -- key). PostgreSQL's JSON functions de-escape every string while they walk, so they cannot walk the
--- text as sent. They walk a plain copy instead, in which every backslash escape is spelled out
--- without a backslash (`~` itself first becomes `~0`, then `\\` `~1`, `\"` `~2`, any other `\`
--- `~3`): the same structure, no escape left to fail, and each piece turns back into its text as
--- sent by the reverse replacements. Only the members that can fail are tried — a key or value with
+-- text as sent. They walk its plain copy instead (app.json_plain), and each piece turns back into
+-- its text as sent by the reverse replacements. Only the members that can fail are tried — a key or value with
 -- a \u escape, a value with an exponent or of over 1000 characters — by bisection over the keys and
 -- values in document order: O(log n) tries, each in its own subtransaction. Only ever called on the
 -- refusal path.
@@ -118,7 +137,7 @@ BEGIN
     IF json_typeof(p_json::json) <> 'object' THEN
         RETURN NULL;
     END IF;
-    v_plain := replace(replace(replace(replace(p_json, '~', '~0'), '\\', '~1'), '\"', '~2'), '\', '~3')::json;
+    v_plain := app.json_plain(p_json)::json;
     WITH member AS (
         SELECT m.n, '"' || m.key || '"' AS key, m.value::text AS value
           FROM json_each(v_plain) WITH ORDINALITY AS m(key, value, n)),

@@ -13,7 +13,7 @@ BEGIN
     IF app.json_absent(p_value) THEN
         RETURN NULL;
     END IF;
-    IF jsonb_typeof(p_value) <> 'object' OR app.json_compact_length(p_value) > 16384 THEN
+    IF jsonb_typeof(p_value) <> 'object' OR app.json_compact_longer_than(p_value, 16384) THEN
         PERFORM app.refuse(422, 'invalid_body', 'arrival');
     END IF;
     RETURN p_value;
@@ -33,7 +33,7 @@ BEGIN
         RETURN NULL;
     END IF;
     IF jsonb_typeof(p_value) <> 'object'
-       OR app.json_compact_length(p_value) > 16384
+       OR app.json_compact_longer_than(p_value, 16384)
        OR coalesce(jsonb_typeof(p_value -> 'heroUrl'), 'null') NOT IN ('string', 'null')
        OR coalesce(jsonb_typeof(p_value -> 'galleryUrls'), 'null') NOT IN ('array', 'null')
        OR EXISTS (SELECT FROM jsonb_array_elements(CASE WHEN jsonb_typeof(p_value -> 'galleryUrls') = 'array'
