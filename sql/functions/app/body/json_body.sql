@@ -16,6 +16,7 @@ AS $$
 DECLARE
     v_json json;
     v_body jsonb;
+    v_sent text;
     v_held text;
     v_repeated record;
 BEGIN
@@ -37,8 +38,14 @@ BEGIN
     -- jsonb keeps one member per key: as many keys as the text gives means none is given twice (the
     -- walk naming the first repetition is only needed when they differ). In a plain copy every quote
     -- is a string's own, so a key is a quote followed by a colon; jsonb writes it `"key": `.
+    -- (A colon right after white space anywhere, strings included, sends the count to the regular
+    -- expression; otherwise every key's quote is right before its colon, a plain substring count.)
+    v_sent := app.json_plain(p_body);
     v_held := app.json_plain(v_body::text);
-    IF regexp_count(app.json_plain(p_body), '"[ \t\n\r]*:') <> (char_length(v_held) - char_length(replace(v_held, '": ', ''))) / 3 THEN
+    IF (CASE WHEN strpos(v_sent, ' :') + strpos(v_sent, E'\t:') + strpos(v_sent, E'\n:') + strpos(v_sent, E'\r:') = 0
+             THEN (char_length(v_sent) - char_length(replace(v_sent, '":', ''))) / 2
+             ELSE regexp_count(v_sent, '"[ \t\n\r]*:')
+        END) <> (char_length(v_held) - char_length(replace(v_held, '": ', ''))) / 3 THEN
         SELECT * INTO v_repeated FROM app.json_first_repeated_key(v_json);
         IF v_repeated.field IS NOT NULL THEN
             PERFORM app.refuse(422, CASE WHEN v_repeated.depth = 0 THEN 'invalid_body' ELSE p_nested_error END, v_repeated.field);
@@ -116,9 +123,10 @@ REVOKE ALL ON FUNCTION app.json_plain(text) FROM PUBLIC;
 -- document order, that jsonb cannot hold, or NULL (not an object, or the fault is in a top-level
 -- key). PostgreSQL's JSON functions de-escape every string while they walk, so they cannot walk the
 -- text as sent. They walk its plain copy instead (app.json_plain), and each piece turns back into
--- its text as sent by the reverse replacements. Only the members that can fail are tried — a key or value with
--- a \u escape, a value with an exponent or of over 1000 characters — by bisection over the keys and
--- values in document order: O(log n) tries, each in its own subtransaction. Only ever called on the
+-- its text as sent by the reverse replacements. Only the keys and values that can fail are tried:
+-- those with a \u escape, an exponent of four digits or more, or over 1000 characters (a number of at
+-- most 1000 characters whose exponent is under 1000 is within numeric's range). By bisection over
+-- them in document order: O(log n) tries, each in its own subtransaction. Only ever called on the
 -- refusal path.
 CREATE OR REPLACE FUNCTION app.json_member_not_held(p_json text)
 RETURNS text
@@ -149,7 +157,7 @@ BEGIN
         UNION ALL
         SELECT m.n, 1, m.value, m.key
           FROM member AS m
-         WHERE strpos(m.value, '~3u') > 0 OR m.value ~ '[0-9][eE]' OR char_length(m.value) > 1000)
+         WHERE strpos(m.value, '~3u') > 0 OR m.value ~ '[eE][-+]?[0-9]{4}' OR char_length(m.value) > 1000)
     SELECT array_agg(replace(replace(replace(replace(s.token, '~3', '\'), '~2', '\"'), '~1', '\\'), '~0', '~') ORDER BY s.n, s.side),
            array_agg(replace(replace(replace(replace(s.member, '~3', '\'), '~2', '\"'), '~1', '\\'), '~0', '~') ORDER BY s.n, s.side)
       INTO v_tokens, v_members

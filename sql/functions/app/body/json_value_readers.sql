@@ -110,17 +110,22 @@ REVOKE ALL ON FUNCTION app.json_money(jsonb, text) FROM PUBLIC;
 -- lower bound.
 CREATE OR REPLACE FUNCTION app.json_compact_longer_than(p_value jsonb, p_limit integer)
 RETURNS boolean
-LANGUAGE sql
+LANGUAGE plpgsql
 IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT CASE
-               WHEN octet_length(t.text) <= p_limit THEN false
-               WHEN octet_length(t.text) - (char_length(t.text) - char_length(replace(t.text, ', ', ''))) / 2
-                    - (char_length(t.text) - char_length(replace(t.text, ': ', ''))) / 2 > p_limit THEN true
-               ELSE octet_length(t.text) - (SELECT char_length(s.outside) - char_length(replace(s.outside, ' ', ''))
-                                              FROM regexp_replace(t.text, '"(?:[^"\\]|\\.)*"', '', 'g') AS s(outside)) > p_limit
-           END
-      FROM (SELECT p_value::text AS text) AS t;
+DECLARE
+    -- (a variable: as a SQL function the text form was computed again at every use)
+    v_text constant text := p_value::text;
+BEGIN
+    IF octet_length(v_text) <= p_limit THEN
+        RETURN false;
+    ELSIF octet_length(v_text) - (char_length(v_text) - char_length(replace(v_text, ', ', ''))) / 2
+          - (char_length(v_text) - char_length(replace(v_text, ': ', ''))) / 2 > p_limit THEN
+        RETURN true;
+    END IF;
+    RETURN octet_length(v_text) - (SELECT char_length(s.outside) - char_length(replace(s.outside, ' ', ''))
+                                     FROM regexp_replace(v_text, '"(?:[^"\\]|\\.)*"', '', 'g') AS s(outside)) > p_limit;
+END
 $$;
 REVOKE ALL ON FUNCTION app.json_compact_longer_than(jsonb, integer) FROM PUBLIC;
