@@ -9,7 +9,8 @@
 -- operators with 5 lots and 50 bookings each. Then it prints, for the large operator, a credential
 -- with every scope (`bearer=…`). Writes go straight to the tables as the superuser (the API would
 -- take hours for a million bookings), with triggers and foreign-key checks off
--- (session_replication_role = replica) and each booking's changed_at set as its stamp would be.
+-- (session_replication_role = replica), each booking's changed_at set as its stamp would be and the
+-- closures' day counts (app.lot_booking_days) filled as its triggers would have.
 \set ON_ERROR_STOP 1
 \set QUIET 1
 \o /dev/null
@@ -72,7 +73,18 @@ SET LOCAL session_replication_role = replica;
 SELECT pg_temp.make_lots(o, 5), pg_temp.make_bookings(o, 'BS', 50) FROM small;
 COMMIT;
 
-ANALYZE app.lots, app.lot_rates, app.lot_blocked_periods, app.bookings;
+-- The closures' per-day booking counts, which the bookings' triggers keep (off above).
+INSERT INTO app.lot_booking_days (operator_id, lot_id, day, check_ins, check_outs)
+SELECT e.operator_id, e.lot_id, e.day, sum(e.check_ins), sum(e.check_outs)
+  FROM (SELECT b.operator_id, b.lot_id, b.check_in_local::date AS day, 1 AS check_ins, 0 AS check_outs
+          FROM app.bookings AS b WHERE b.status <> 'cancelled'
+        UNION ALL
+        SELECT b.operator_id, b.lot_id, b.check_out_local::date, 0, 1
+          FROM app.bookings AS b WHERE b.status <> 'cancelled') AS e
+ GROUP BY e.operator_id, e.lot_id, e.day
+ ORDER BY e.operator_id, e.lot_id, e.day;
+
+ANALYZE app.lots, app.lot_rates, app.lot_blocked_periods, app.bookings, app.lot_booking_days;
 
 BEGIN;
 SET LOCAL ROLE authenticated;

@@ -7,7 +7,7 @@
 -- earliest first; a lot that is not the caller's is the uniform 401 (before the body). The
 -- overlapping_bookings counts have their own file (17).
 BEGIN;
-SELECT plan(148);
+SELECT plan(162);
 SELECT tests.lend_temporary_to_project_roles();
 
 CREATE TEMP TABLE fx AS
@@ -239,6 +239,56 @@ SELECT pg_temp.refused_list(jsonb_build_array(pg_temp.p('2026-02-30', '2026-03-0
                             'an entry''s fields are checked in the order starts_on, ends_on, reason');
 SELECT pg_temp.refused_list(jsonb_build_array(pg_temp.p('2026-01-01', '2026-01-01') || '{"reason": ""}', pg_temp.p('2026-02-30', '2026-03-01')),
                             'blocked_periods[0].reason', 'entries are checked in array order');
+-- Long lists: valid lists are taken by one query, anything doubtful entry by entry; either way a refusal late in a list names
+-- the same field as in a short one, and what is stored is what was sent --------------------------------------------------------
+
+SELECT pg_temp.refused_list(pg_temp.days(99) || jsonb_build_array(pg_temp.p('2027-02-30', '2027-03-01')), 'blocked_periods[99].starts_on',
+                            'after 99 valid entries, a 30 February names blocked_periods[99].starts_on');
+SELECT pg_temp.refused_list(pg_temp.days(99) || jsonb_build_array(pg_temp.p('2027-02-01', '2033-01-01')), 'blocked_periods[99].ends_on',
+                            'after 99 valid entries, an ends_on after 2032 names blocked_periods[99].ends_on');
+SELECT pg_temp.refused_list(pg_temp.days(99) || jsonb_build_array(pg_temp.p('2027-02-01', '2027-02-01') || jsonb_build_object('reason', E'\u3000\u00a0')),
+                            'blocked_periods[99].reason', 'after 99 valid entries, a reason of Unicode spaces names blocked_periods[99].reason');
+SELECT pg_temp.refused_list(pg_temp.days(99) || jsonb_build_array(pg_temp.p('2027-02-01', '2027-02-01') || '{"Reason": "x"}'),
+                            'blocked_periods[99].Reason', 'after 99 valid entries, an unknown key names blocked_periods[99].Reason');
+SELECT pg_temp.refused_list(pg_temp.days(99) || '["2027-02-01"]', 'blocked_periods[99]',
+                            'after 99 valid entries, an entry that is not an object names blocked_periods[99]');
+SELECT pg_temp.refused_list(pg_temp.days(99) || jsonb_build_array(pg_temp.p('2025-12-31', '2026-01-01')), 'blocked_periods[0].starts_on',
+                            'a 100th entry overlapping the first: the later-starting, the first, is named');
+SELECT pg_temp.refused_list(pg_temp.days(50) || jsonb_build_array(pg_temp.p('2027-01-01', '2027-01-01') || '{"reason": 7}') || pg_temp.days(49),
+                            'blocked_periods[50].reason', 'an entry refused for its reason comes before a collision further on');
+SELECT pg_temp.accepts(jsonb_build_array(pg_temp.p('2026-01-01', '2026-01-01') || jsonb_build_object('reason', E'\u200b')),
+                       'a reason of a zero-width space (not white space) is accepted');
+
+SELECT is((SELECT p.status FROM fx, tests.put_lot(fx.bearer, 'long', tests.lot_body()) AS p), 201, 'the fixture: A''s lot long');
+-- 100 closures on month ends from January 2020 (three leap days among them) and the last day accepted, of one to three days,
+-- with no reason, a null one, one of 200 characters, or one ending in a zero-width space.
+CREATE TEMP TABLE long_list AS
+SELECT jsonb_agg(jsonb_build_object('starts_on', to_char(d.starts_on, 'YYYY-MM-DD'), 'ends_on', to_char(d.starts_on + i % 3, 'YYYY-MM-DD'))
+                 || CASE i % 4 WHEN 0 THEN '{}'::jsonb WHEN 1 THEN '{"reason": null}'
+                               WHEN 2 THEN jsonb_build_object('reason', repeat('r', 200)) ELSE jsonb_build_object('reason', format(E'Works %s\u200b', i)) END
+                 ORDER BY i DESC) AS sent,
+       jsonb_agg(jsonb_build_object('starts_on', to_char(d.starts_on, 'YYYY-MM-DD'), 'ends_on', to_char(d.starts_on + i % 3, 'YYYY-MM-DD'),
+                                    'reason', CASE i % 4 WHEN 2 THEN repeat('r', 200) WHEN 3 THEN format(E'Works %s\u200b', i) END,
+                                    'overlapping_bookings', 0)
+                 ORDER BY d.starts_on) AS stored
+  FROM generate_series(0, 99) AS i,
+       LATERAL (SELECT CASE WHEN i = 99 THEN date '2032-12-31'
+                            ELSE (date_trunc('month', date '2020-01-01' + make_interval(months => i)) + interval '1 month - 1 day')::date
+                       END AS starts_on) AS d;
+SELECT is((SELECT pg_temp.outcome(p.status, p.body) FROM long_list, pg_temp.put_list('long', long_list.sent) AS p), '201 created +100 -0',
+          '100 varied closures (month ends, leap days, the last day, reasons of every kind), latest first, are created');
+SELECT is(pg_temp.get('long') -> 'blocked_periods', (SELECT stored FROM long_list),
+          'they read back earliest first, days and reasons as sent, absent and null reasons alike null');
+SELECT is((SELECT pg_temp.outcome(p.status, p.body) FROM long_list, pg_temp.put_list('long', long_list.sent) AS p), '200 unchanged +0 -0',
+          'the same 100 sent again are unchanged');
+SELECT is((SELECT pg_temp.outcome(p.status, p.body)
+             FROM long_list, pg_temp.put_list('long', (SELECT jsonb_agg(CASE WHEN e ? 'reason' AND e -> 'reason' = 'null' THEN e - 'reason' ELSE e END)
+                                                         FROM jsonb_array_elements(long_list.sent) AS e)) AS p),
+          '200 unchanged +0 -0', 'and unchanged with their null reasons left out');
+SELECT is((SELECT pg_temp.outcome(p.status, p.body)
+             FROM long_list, pg_temp.put_list('long', jsonb_set(long_list.sent, '{0,reason}', '"Works 99"')) AS p),
+          '200 updated +1 -1', 'one reason changed among 100 is one added and one removed');
+
 SELECT is(pg_temp.stored('refused'), '[]'::jsonb, 'after every refusal above, lot refused holds no closure');
 
 -- Write results --------------------------------------------------------------------------------------------------------------

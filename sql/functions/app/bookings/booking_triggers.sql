@@ -18,6 +18,59 @@ REVOKE ALL ON FUNCTION app.booking_stamp_change() FROM PUBLIC;
 CREATE OR REPLACE TRIGGER stamp_change BEFORE INSERT OR UPDATE ON app.bookings
     FOR EACH ROW EXECUTE FUNCTION app.booking_stamp_change();
 
+-- The closures' overlapping_bookings are read from app.lot_booking_days (migration V12): per lot
+-- and day of its wall clock, the bookings not cancelled that check in and that check out that day.
+-- Only an insert, a cancellation or its undoing, or a change of lot or of a check-in or check-out
+-- day moves them (the triggers' WHEN): one or two days of the old lot and of the new.
+CREATE OR REPLACE FUNCTION app.booking_days_follow()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    -- (Under a stricter isolation level a row deleted by a writer that committed since the snapshot
+    -- would fail the booking's write: only the change is added, for a later writer to gather.)
+    v_gather constant boolean := current_setting('transaction_isolation') = 'read committed';
+BEGIN
+    -- The change: the old row's days down, the new row's up (OLD is null on insert). It is added
+    -- together with the rows already there for the same days that no open transaction holds, which
+    -- are taken out: each day keeps about one row, and no booking write ever waits for another.
+    WITH change AS (
+        SELECT c.operator_id, c.lot_id, c.day, sum(c.check_ins)::integer AS check_ins, sum(c.check_outs)::integer AS check_outs
+          FROM (VALUES (OLD.operator_id, OLD.lot_id, OLD.check_in_local::date, -1, 0, OLD.status),
+                       (OLD.operator_id, OLD.lot_id, OLD.check_out_local::date, 0, -1, OLD.status),
+                       (NEW.operator_id, NEW.lot_id, NEW.check_in_local::date, 1, 0, NEW.status),
+                       (NEW.operator_id, NEW.lot_id, NEW.check_out_local::date, 0, 1, NEW.status))
+               AS c (operator_id, lot_id, day, check_ins, check_outs, status)
+         WHERE c.status <> 'cancelled'
+         GROUP BY c.operator_id, c.lot_id, c.day),
+    gathered AS (
+        DELETE FROM app.lot_booking_days AS d
+         WHERE d.ctid = ANY (ARRAY(
+               SELECT k.ctid
+                 FROM app.lot_booking_days AS k
+                 JOIN change AS c ON c.operator_id = k.operator_id AND c.lot_id = k.lot_id AND c.day = k.day
+                WHERE v_gather
+                  FOR UPDATE OF k SKIP LOCKED))
+        RETURNING d.operator_id, d.lot_id, d.day, d.check_ins, d.check_outs)
+    INSERT INTO app.lot_booking_days (operator_id, lot_id, day, check_ins, check_outs)
+    SELECT a.operator_id, a.lot_id, a.day, sum(a.check_ins), sum(a.check_outs)
+      FROM (SELECT * FROM change UNION ALL SELECT * FROM gathered) AS a
+     GROUP BY a.operator_id, a.lot_id, a.day
+    HAVING sum(a.check_ins) <> 0 OR sum(a.check_outs) <> 0;
+    RETURN NULL;
+END
+$$;
+REVOKE ALL ON FUNCTION app.booking_days_follow() FROM PUBLIC;
+CREATE OR REPLACE TRIGGER count_days AFTER INSERT ON app.bookings
+    FOR EACH ROW WHEN (NEW.status <> 'cancelled') EXECUTE FUNCTION app.booking_days_follow();
+CREATE OR REPLACE TRIGGER recount_days AFTER UPDATE ON app.bookings
+    FOR EACH ROW WHEN ((OLD.status = 'cancelled') IS DISTINCT FROM (NEW.status = 'cancelled')
+                       OR NEW.status <> 'cancelled'
+                          AND (OLD.operator_id, OLD.lot_id, OLD.check_in_local::date, OLD.check_out_local::date)
+                              IS DISTINCT FROM (NEW.operator_id, NEW.lot_id, NEW.check_in_local::date, NEW.check_out_local::date))
+    EXECUTE FUNCTION app.booking_days_follow();
+
 -- Whether a lot has ever taken a booking: one of the operator's bookings is, or was, on it. Read
 -- at delete time, never kept as a flag on the lot (a flag written by every first booking would make
 -- two transactions recording the first bookings of two lots in crossing order deadlock).

@@ -23,35 +23,76 @@ DECLARE
     v_reason jsonb;
     v_periods jsonb := '[]'::jsonb;
     v_collision integer;
+    v_all_valid boolean;
 BEGIN
     IF jsonb_typeof(p_periods) IS DISTINCT FROM 'array' OR jsonb_array_length(p_periods) > 100 THEN
         PERFORM app.refuse(422, 'invalid_blocked_periods', 'blocked_periods');
     END IF;
-    FOR v_entry IN SELECT e FROM jsonb_array_elements(p_periods) AS e LOOP
-        v_index := v_index + 1;
-        v_at := format('blocked_periods[%s]', v_index);
-        IF jsonb_typeof(v_entry) <> 'object' THEN
-            PERFORM app.refuse(422, 'invalid_blocked_periods', v_at);
-        END IF;
-        PERFORM app.refuse_unknown_keys(v_entry, ARRAY['starts_on', 'ends_on', 'reason'], v_at || '.', 'invalid_blocked_periods');
-        v_starts := app.json_date(v_entry -> 'starts_on', v_at || '.starts_on', 'invalid_blocked_periods');
-        IF v_starts IS NULL OR v_starts NOT BETWEEN '2020-01-01' AND '2032-12-31' THEN
-            PERFORM app.refuse(422, 'invalid_blocked_periods', v_at || '.starts_on');
-        END IF;
-        v_ends := app.json_date(v_entry -> 'ends_on', v_at || '.ends_on', 'invalid_blocked_periods');
-        IF v_ends IS NULL OR v_ends NOT BETWEEN '2020-01-01' AND '2032-12-31' OR v_ends < v_starts THEN
-            PERFORM app.refuse(422, 'invalid_blocked_periods', v_at || '.ends_on');
-        END IF;
-        v_reason := coalesce(v_entry -> 'reason', 'null');
-        IF jsonb_typeof(v_reason) <> 'null'
-           AND (jsonb_typeof(v_reason) <> 'string'
-                OR char_length(v_reason #>> '{}') > 200
-                OR app.is_blank(v_reason #>> '{}')) THEN
-            PERFORM app.refuse(422, 'invalid_blocked_periods', v_at || '.reason');
-        END IF;
-        v_periods := v_periods || jsonb_build_array(jsonb_build_object(
-            'starts_on', v_starts, 'ends_on', v_ends, 'reason', v_reason));
-    END LOOP;
+    -- One query accepts a list whose every entry is certainly valid and builds it as the loop below
+    -- would (100 entries: a fraction of a millisecond, against ~5 ms of calls per entry). A day is a
+    -- year 2020-2039, a month and a day of month whose date reads back as the same text. Any doubt,
+    -- and the loop takes the whole list again and names the first refusal. (OFFSET 0 keeps the
+    -- lateral subqueries apart: pulled up, every use of a day repeated its whole expression.)
+    SELECT bool_and(v.valid), coalesce(jsonb_agg(jsonb_build_object(
+               'starts_on', v.starts_on, 'ends_on', v.ends_on, 'reason', coalesce(v.entry -> 'reason', 'null'))
+               ORDER BY v.n), '[]')
+      INTO v_all_valid, v_periods
+      FROM (SELECT a.n, a.entry, d.starts_on, d.ends_on,
+                   coalesce(CASE WHEN jsonb_typeof(a.entry) = 'object' THEN
+                                a.entry - ARRAY['starts_on', 'ends_on', 'reason'] = '{}'::jsonb
+                                AND to_char(d.starts_on, 'YYYY-MM-DD') = t.starts_on
+                                AND to_char(d.ends_on, 'YYYY-MM-DD') = t.ends_on
+                                AND d.starts_on BETWEEN '2020-01-01' AND '2032-12-31'
+                                AND d.ends_on BETWEEN d.starts_on AND '2032-12-31'
+                                AND CASE jsonb_typeof(a.entry -> 'reason')
+                                        WHEN 'string' THEN char_length(a.entry ->> 'reason') <= 200
+                                                           AND (a.entry ->> 'reason') !~ ('^[' || app.white_space_class() || ']*$')
+                                        WHEN 'null' THEN true
+                                        ELSE a.entry -> 'reason' IS NULL
+                                    END
+                            END, false) AS valid
+              FROM jsonb_array_elements(p_periods) WITH ORDINALITY AS a(entry, n)
+             CROSS JOIN LATERAL (
+                   SELECT CASE WHEN jsonb_typeof(a.entry -> 'starts_on') = 'string' THEN a.entry ->> 'starts_on' END AS starts_on,
+                          CASE WHEN jsonb_typeof(a.entry -> 'ends_on') = 'string' THEN a.entry ->> 'ends_on' END AS ends_on
+                   OFFSET 0) AS t
+             CROSS JOIN LATERAL (
+                   SELECT CASE WHEN t.starts_on ~ '^20[23][0-9]-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$'
+                               THEN make_date(substr(t.starts_on, 1, 4)::integer, substr(t.starts_on, 6, 2)::integer, 1)
+                                    + (substr(t.starts_on, 9, 2)::integer - 1) END AS starts_on,
+                          CASE WHEN t.ends_on ~ '^20[23][0-9]-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$'
+                               THEN make_date(substr(t.ends_on, 1, 4)::integer, substr(t.ends_on, 6, 2)::integer, 1)
+                                    + (substr(t.ends_on, 9, 2)::integer - 1) END AS ends_on
+                   OFFSET 0) AS d) AS v;
+
+    IF NOT v_all_valid THEN
+        v_periods := '[]'::jsonb;
+        FOR v_entry IN SELECT e FROM jsonb_array_elements(p_periods) AS e LOOP
+            v_index := v_index + 1;
+            v_at := format('blocked_periods[%s]', v_index);
+            IF jsonb_typeof(v_entry) <> 'object' THEN
+                PERFORM app.refuse(422, 'invalid_blocked_periods', v_at);
+            END IF;
+            PERFORM app.refuse_unknown_keys(v_entry, ARRAY['starts_on', 'ends_on', 'reason'], v_at || '.', 'invalid_blocked_periods');
+            v_starts := app.json_date(v_entry -> 'starts_on', v_at || '.starts_on', 'invalid_blocked_periods');
+            IF v_starts IS NULL OR v_starts NOT BETWEEN '2020-01-01' AND '2032-12-31' THEN
+                PERFORM app.refuse(422, 'invalid_blocked_periods', v_at || '.starts_on');
+            END IF;
+            v_ends := app.json_date(v_entry -> 'ends_on', v_at || '.ends_on', 'invalid_blocked_periods');
+            IF v_ends IS NULL OR v_ends NOT BETWEEN '2020-01-01' AND '2032-12-31' OR v_ends < v_starts THEN
+                PERFORM app.refuse(422, 'invalid_blocked_periods', v_at || '.ends_on');
+            END IF;
+            v_reason := coalesce(v_entry -> 'reason', 'null');
+            IF jsonb_typeof(v_reason) <> 'null'
+               AND (jsonb_typeof(v_reason) <> 'string'
+                    OR char_length(v_reason #>> '{}') > 200
+                    OR app.is_blank(v_reason #>> '{}')) THEN
+                PERFORM app.refuse(422, 'invalid_blocked_periods', v_at || '.reason');
+            END IF;
+            v_periods := v_periods || jsonb_build_array(jsonb_build_object(
+                'starts_on', v_starts, 'ends_on', v_ends, 'reason', v_reason));
+        END LOOP;
+    END IF;
 
     SELECT p.i INTO v_collision
       FROM (SELECT e.i, e.starts_on,
@@ -72,47 +113,47 @@ REVOKE ALL ON FUNCTION app.blocked_periods_from_json(jsonb) FROM PUBLIC;
 -- The stored list, earliest first, each with overlapping_bookings: the lot's bookings of every
 -- channel and status but `cancelled` whose stay touches the period, inclusive on the lot's own
 -- calendar dates (checking out on the first day or in on the last day counts). Only a count.
--- A stay touches [starts_on, ends_on + 1 day) when it checks in before ends_on + 1 and out on or
--- after starts_on; it then checked in at most the lot's longest stay before starts_on, which bounds
--- the index range (app.bookings_lot_open_stay_idx, V10). Timestamp comparisons only: they are
--- leakproof, so row-level security lets them be index conditions.
+-- A stay touches [starts_on, ends_on] when it checks in on or before ends_on and out on or after
+-- starts_on; whatever checks out before starts_on checked in before ends_on, so the count is the
+-- check-ins up to ends_on less the check-outs before starts_on: running sums over the lot's days
+-- (app.lot_booking_days, kept by the bookings' triggers), taken at both ends of every period in one
+-- ordered pass: a period's start sorts before that day's own row, its end after.
 CREATE OR REPLACE FUNCTION app.blocked_periods_read(p_lot app.lots)
 RETURNS jsonb
 LANGUAGE plpgsql
 STABLE
 SET search_path = pg_catalog, pg_temp
--- Custom plans: a generic plan guesses one booking per lot and sorts every booking of the lot for the
--- longest stay instead of reading one index entry. Nothing secret is among this function's values.
-SET plan_cache_mode = force_custom_plan
 AS $$
-DECLARE
-    v_longest_stay interval;
 BEGIN
-    -- (ORDER BY … LIMIT 1 rather than max(): the generic plan reads one entry of
-    -- app.bookings_lot_longest_stay_idx backwards instead of every booking of the lot)
-    SELECT b.check_out_local - b.check_in_local INTO v_longest_stay
-      FROM app.bookings AS b
-     WHERE b.operator_id = p_lot.operator_id AND b.lot_id = p_lot.id AND b.status <> 'cancelled'
-       AND b.check_out_local > b.check_in_local  -- always (CHECK); names the index's predicate
-     ORDER BY b.check_out_local - b.check_in_local DESC
-     LIMIT 1;
     RETURN (
+        WITH period AS (
+            SELECT p.id, p.starts_on, p.ends_on, p.reason
+              FROM app.lot_blocked_periods AS p
+             WHERE p.operator_id = p_lot.operator_id AND p.lot_id = p_lot.id),
+        running AS (
+            SELECT e.id, e.is_end,
+                   sum(e.check_ins) OVER w AS check_ins, sum(e.check_outs) OVER w AS check_outs
+              FROM (SELECT NULL::uuid AS id, NULL::boolean AS is_end, d.day, 1 AS place, d.check_ins, d.check_outs
+                      FROM app.lot_booking_days AS d
+                     WHERE d.operator_id = p_lot.operator_id AND d.lot_id = p_lot.id
+                    UNION ALL
+                    SELECT p.id, false, p.starts_on, 0, 0, 0 FROM period AS p
+                    UNION ALL
+                    SELECT p.id, true, p.ends_on, 2, 0, 0 FROM period AS p) AS e
+            WINDOW w AS (ORDER BY e.day, e.place ROWS UNBOUNDED PRECEDING)),
+        counted AS (
+            SELECT r.id, sum(CASE WHEN r.is_end THEN r.check_ins ELSE -r.check_outs END)::bigint AS overlapping
+              FROM running AS r
+             WHERE r.id IS NOT NULL
+             GROUP BY r.id)
         SELECT coalesce(jsonb_agg(jsonb_build_object(
                    'starts_on', to_char(p.starts_on, 'YYYY-MM-DD'),
                    'ends_on', to_char(p.ends_on, 'YYYY-MM-DD'),
                    'reason', p.reason,
-                   'overlapping_bookings', (
-                       SELECT count(*)
-                         FROM app.bookings AS b
-                        WHERE b.operator_id = p.operator_id
-                          AND b.lot_id = p.lot_id
-                          AND b.status <> 'cancelled'
-                          AND b.check_in_local >= p.starts_on::timestamp - v_longest_stay
-                          AND b.check_in_local < (p.ends_on + 1)::timestamp
-                          AND b.check_out_local >= p.starts_on::timestamp))
+                   'overlapping_bookings', c.overlapping)
                  ORDER BY p.starts_on), '[]')
-          FROM app.lot_blocked_periods AS p
-         WHERE p.operator_id = p_lot.operator_id AND p.lot_id = p_lot.id);
+          FROM period AS p
+          JOIN counted AS c ON c.id = p.id);
 END
 $$;
 REVOKE ALL ON FUNCTION app.blocked_periods_read(app.lots) FROM PUBLIC;
@@ -163,11 +204,14 @@ $$;
 REVOKE ALL ON FUNCTION app.blocked_periods_replace(app.lots, jsonb) FROM PUBLIC;
 
 -- How a validated list differs from the stored one: stored count, entries to add, entries to remove.
+-- Entries are equal when their days are (never null on either side: hashed) and their reasons not
+-- distinct. PL/pgSQL so that the plan is kept for the session.
 CREATE OR REPLACE FUNCTION app.blocked_periods_diff(p_lot app.lots, p_sent jsonb, OUT stored integer, OUT added integer, OUT removed integer)
-LANGUAGE sql
+LANGUAGE plpgsql
 STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
+BEGIN
     WITH current AS (
         SELECT p.starts_on, p.ends_on, p.reason
           FROM app.lot_blocked_periods AS p
@@ -177,9 +221,13 @@ AS $$
           FROM jsonb_to_recordset(p_sent) AS s(starts_on date, ends_on date, reason text))
     SELECT (SELECT count(*) FROM current)::integer,
            (SELECT count(*) FROM sent AS s WHERE NOT EXISTS (
-                SELECT FROM current AS c WHERE (c.starts_on, c.ends_on, c.reason) IS NOT DISTINCT FROM (s.starts_on, s.ends_on, s.reason)))::integer,
+                SELECT FROM current AS c
+                 WHERE c.starts_on = s.starts_on AND c.ends_on = s.ends_on AND c.reason IS NOT DISTINCT FROM s.reason))::integer,
            (SELECT count(*) FROM current AS c WHERE NOT EXISTS (
-                SELECT FROM sent AS s WHERE (c.starts_on, c.ends_on, c.reason) IS NOT DISTINCT FROM (s.starts_on, s.ends_on, s.reason)))::integer;
+                SELECT FROM sent AS s
+                 WHERE c.starts_on = s.starts_on AND c.ends_on = s.ends_on AND c.reason IS NOT DISTINCT FROM s.reason))::integer
+      INTO stored, added, removed;
+END
 $$;
 REVOKE ALL ON FUNCTION app.blocked_periods_diff(app.lots, jsonb) FROM PUBLIC;
 
