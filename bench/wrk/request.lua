@@ -1,6 +1,7 @@
 -- The load generator's requests (wrk), set by bench/run.sh through the environment:
 --   BENCH_METHOD, BENCH_PATH, BENCH_AUTHORIZATION, BENCH_BODY_FILE (optional)
---   BENCH_FOLLOW=next      GET /bookings: each request carries the `next` of the thread's last answer
+--   BENCH_FOLLOW=next      GET /bookings: each request carries the `next` of the thread's last answer,
+--                          back to the beginning after the feed's last page
 --   BENCH_CHANGING=capacity  PUT /lots/bench-put-<0-511> with the body's "capacity":0 set at random,
 --                          as the pgbench script lot_put_changing.sql does
 local method = os.getenv("BENCH_METHOD")
@@ -39,10 +40,15 @@ function request()
 end
 
 if follow then
+  -- After the feed's last page (has_more false: a short or empty page, or a full one with nothing
+  -- after it) the thread starts again from the beginning, so every page measured is a full page.
+  -- has_more is the answer's last key (jsonb orders keys by length, then bytes): looked for in the
+  -- tail only, not across a page of bookings.
   function response(status, headers, answer)
-    local cursor = answer:match('"next"%s*:%s*"([^"]+)"')
-    if cursor then
-      next_cursor = cursor
+    if answer:find('"has_more": true', math.max(1, #answer - 40), true) then
+      next_cursor = answer:match('"next"%s*:%s*"([^"]+)"')
+    else
+      next_cursor = nil
     end
   end
 end

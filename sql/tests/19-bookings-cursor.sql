@@ -8,7 +8,7 @@
 -- scope (the uniform 401) is checked before the cursor. The query's syntax (limit 1-500, since at
 -- most 512 characters) is the gateway's, refused before authentication (bookings_feed.rs).
 BEGIN;
-SELECT plan(77);
+SELECT plan(85);
 
 CREATE TEMP TABLE fx AS
 SELECT a, b, c,
@@ -76,6 +76,14 @@ RETURNS text
 LANGUAGE sql
 AS $$
     SELECT translate(encode(convert_to(p_text, 'UTF8'), 'base64'), E'+/=\n', '-_');
+$$;
+
+-- The token of a payload signed with the service's key for A (any payload, issued or not).
+CREATE FUNCTION pg_temp.signed(p_payload text)
+RETURNS text
+LANGUAGE sql
+AS $$
+    SELECT pg_temp.b64url(p_payload) || '.' || app.base64url(app.cursor_signature(a, p_payload)) FROM fx;
 $$;
 
 -- The text with its p_position-th character replaced by the base64url character whose 6-bit value
@@ -201,6 +209,20 @@ SELECT pg_temp.refused(pg_temp.b64url('2|0|') || '.' || app.base64url(app.cursor
                        'a payload of another version, signed with the service''s key for A, is invalid_cursor since') FROM fx;
 SELECT pg_temp.refused(pg_temp.b64url('1|0|FEED-1|x') || '.' || app.base64url(app.cursor_signature(a, '1|0|FEED-1|x')),
                        'a signed payload with a field too many is invalid_cursor since') FROM fx;
+
+-- The payload's pattern at its bounds, each payload signed with the service's key for A: only the
+-- signature is out of the way, so what decides is the pattern "1|<sign><1-18 digits>|<0-64 of
+-- A-Za-z0-9_->" and the payload's bytes.
+SELECT pg_temp.refused(pg_temp.signed('1|' || repeat('1', 19) || '|'), 'a signed payload whose time has 19 digits is invalid_cursor since');
+SELECT pg_temp.refused(pg_temp.signed('1||FEED-1'), 'a signed payload without a time is invalid_cursor since');
+SELECT pg_temp.refused(pg_temp.signed('1|0|' || repeat('R', 65)), 'a signed payload with a reference of 65 characters is invalid_cursor since');
+SELECT pg_temp.refused(pg_temp.signed('1|0|FEED-é'), 'a signed payload with a character outside ASCII is invalid_cursor since');
+SELECT pg_temp.refused(pg_temp.signed('1|0|FEED\1'), 'a signed payload with a backslash is invalid_cursor since');
+SELECT pg_temp.refused(pg_temp.signed(E'1|0|FEED-1\n'), 'a signed payload with a line break after it is invalid_cursor since');
+SELECT is((SELECT status FROM pg_temp.pull(pg_temp.signed('1|' || lpad('1', 18, '0') || '|' || repeat('R', 64)))), 200,
+          'a signed payload at the bounds (a time of 18 digits, a reference of 64 characters) is accepted');
+SELECT is((SELECT status FROM pg_temp.pull(pg_temp.signed('1|-' || lpad('1', 18, '0') || '|'))), 200,
+          'and with a sign before the 18 digits');
 
 -- Refused: truncated ---------------------------------------------------------------------------------------------------
 
