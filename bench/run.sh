@@ -59,9 +59,11 @@ run_wrk() {
         /^ +50%/ { p50 = ms($2) } /^ +99%/ { p99 = ms($2) }
         /Requests\/sec/ { rps = $2 }
         /requests in/ { total = $1 }
-        /Non-2xx or 3xx/ { errors += $NF }
+        /Non-2xx or 3xx/ { non2xx = $NF }
+        /Unexpected status/ { unexpected = $3; expecting = 1 }
         /Socket errors/ { gsub(/,/, ""); errors += $4 + $6 + $8 + $10 }
-        END { printf "%.0f %.3f %.3f %d %d\n", rps, p50, p99, errors, total }' "$work/wrk.out"
+        END { errors += expecting ? unexpected : non2xx
+              printf "%.0f %.3f %.3f %d %d\n", rps, p50, p99, errors, total }' "$work/wrk.out"
 }
 
 # pgbench at $1 connections of script $2 on $3 (URL), further arguments passed on:
@@ -125,6 +127,10 @@ bench_size() {
     psql "$admin_url" -XAtqc "SELECT jsonb_build_object('blocked_periods', jsonb_agg(p - 'overlapping_bookings'))::text
                                 FROM api.lot_blocked_periods_get('$auth', 'lot-000001') AS g,
                                      jsonb_array_elements(g.body -> 'blocked_periods') AS p" >"$work/closures.json"
+    # A body of just under 64 KiB whose last member holds what jsonb cannot hold: 422 invalid_body
+    # naming it, after the search for that member (the slowest refusal of a body).
+    awk 'BEGIN { printf "{\"name\": \"Refused\", \"arrival\": {"; for (i = 0; i < 3700; i++) printf "%s\"k%d\": \"v%d\"", (i ? ", " : ""), i, i
+                 printf "}, \"zz\": \"\\u0000\"}" }' >"$work/refused_64k.json"
     local changing='{"name":"Bench put","timezone":"Europe/Paris","handover":"self","online_bookable":false,"capacity":0}'
     printf '%s' "$changing" >"$work/changing.json"
     psql "$admin_url" -XAtq -v ON_ERROR_STOP=1 -v body="$changing" -v auth="$auth" >/dev/null \
@@ -137,7 +143,8 @@ bench_size() {
     gateway_pid=$!
     for _ in $(seq 50); do curl -fs -o /dev/null -H "Authorization: $auth" "http://127.0.0.1:$port/v1/ping" && break; sleep 0.1; done
 
-    # name | method | path | body | pgbench script and its variables | floor script and its variables | writes
+    # name | method | path | body | pgbench script and its variables | floor script and its variables |
+    # "write" (WAL per request measured) or "refused <status>" (the status every answer must have)
     local scenarios=(
         "GET /ping|GET|/v1/ping||ping.sql||"
         "GET /lots (50)|GET|/v1/lots?limit=50||lots_page.sql -D after=none -D limit=50|lots_page.sql -D after=none -D limit=50|"
@@ -146,6 +153,7 @@ bench_size() {
         "PUT lot, unchanged|PUT|/v1/lots/lot-000002|lot.json|lot_put.sql -D lot=lot-000002||write"
         "PUT lot, unchanged (other text)|PUT|/v1/lots/lot-000002|lot_other_text.json|lot_put.sql -D lot=lot-000002||write"
         "PUT lot, one field changed|PUT|/v1/lots/{lot}|changing.json|lot_put_changing.sql||write"
+        "PUT lot, 64 KiB refused (\\u0000 last)|PUT|/v1/lots/lot-000003|refused_64k.json|||refused 422"
         "PUT rates, unchanged|PUT|/v1/lots/lot-000002/rates|rates.json|rates_put.sql -D lot=lot-000002||write"
         "GET blocked periods (100)|GET|/v1/lots/lot-000001/blocked-periods||blocked_periods_get.sql -D lot=lot-000001|blocked_periods.sql -D lot=lot-000001|"
         "PUT blocked periods (100), unchanged|PUT|/v1/lots/lot-000001/blocked-periods|closures.json|blocked_periods_put.sql -D lot=lot-000001||write"
@@ -162,15 +170,20 @@ bench_size() {
             before="$(wal_lsn)"
             gw="$(BENCH_METHOD="$method" BENCH_PATH="$path" BENCH_AUTHORIZATION="$auth" BENCH_BODY_FILE="$body_file" \
                   BENCH_FOLLOW="$([[ "$path" == /v1/bookings* ]] && echo next)" \
-                  BENCH_CHANGING="$([[ "$path" == *"{lot}"* ]] && echo capacity)" run_wrk "$c")"
+                  BENCH_CHANGING="$([[ "$path" == *"{lot}"* ]] && echo capacity)" \
+                  BENCH_EXPECT="$([[ "$writes" == refused* ]] && echo "${writes#refused }")" run_wrk "$c")"
             after="$(wal_lsn)"
-            if [ -n "$writes" ]; then
+            if [ "$writes" = write ]; then
                 wal="$(( $(wal_bytes "$before" "$after") / ($(echo "$gw" | cut -d' ' -f5) + 1) ))"
             fi
             read -r -a pgb_args <<<"$pgb"
             local extra=()
             [ -n "$body" ] && extra=(-D "body=$(cat "$work/$body")")
-            pg="$(run_pgbench "$c" "$root/bench/pgbench/${pgb_args[0]}" "$gateway_url" -D "auth=$auth" "${extra[@]}" "${pgb_args[@]:1}")"
+            # (none for a refusal: pgbench ends a client at its first error)
+            pg="- - - - -"
+            if [ -n "$pgb" ]; then
+                pg="$(run_pgbench "$c" "$root/bench/pgbench/${pgb_args[0]}" "$gateway_url" -D "auth=$auth" "${extra[@]}" "${pgb_args[@]:1}")"
+            fi
             fl="- - - - -"
             if [ -n "$floor" ]; then
                 read -r -a floor_args <<<"$floor"

@@ -4,6 +4,8 @@
 --                          back to the beginning after the feed's last page
 --   BENCH_CHANGING=capacity  PUT /lots/bench-put-<0-511> with the body's "capacity":0 set at random,
 --                          as the pgbench script lot_put_changing.sql does
+--   BENCH_EXPECT=<status>  a refusal measured: answers of any other status are counted and printed
+--                          as "Unexpected status: <n>" (wrk's own count is of non-2xx answers)
 local method = os.getenv("BENCH_METHOD")
 local path = os.getenv("BENCH_PATH")
 local headers = { ["Authorization"] = os.getenv("BENCH_AUTHORIZATION") }
@@ -19,8 +21,12 @@ local follow = os.getenv("BENCH_FOLLOW") == "next"
 local changing = os.getenv("BENCH_CHANGING") == "capacity"
 local next_cursor = nil
 
+local expect = tonumber(os.getenv("BENCH_EXPECT") or "")
+local threads = {}
+
 function setup(thread)
   thread:set("seed", math.random(1, 1000000))
+  table.insert(threads, thread)
 end
 
 function init(args)
@@ -50,5 +56,22 @@ if follow then
     else
       next_cursor = nil
     end
+  end
+end
+
+if expect then
+  unexpected = 0  -- global: done() reads each thread's through thread:get
+  function response(status, headers, answer)
+    if status ~= expect then
+      unexpected = unexpected + 1
+    end
+  end
+
+  function done(summary, latency, requests)
+    local total = 0
+    for _, thread in ipairs(threads) do
+      total = total + thread:get("unexpected")
+    end
+    io.write(string.format("Unexpected status: %d\n", total))
   end
 end
