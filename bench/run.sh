@@ -8,7 +8,7 @@
 #   - pgbench makes the gateway's own SQL call, as the gateway's role, over as many connections
 #     (bench/pgbench/);
 #   - for the read routes, pgbench runs the plainest SQL returning the same JSON as the superuser
-#     (bench/floor/): the floor;
+#     (bench/floor/): the floor; it is given the operator and the bearer's key id and secret;
 #   - for the write routes, the WAL the run wrote, per request.
 # Rate limits are lifted for the run (RATE_LIMITS=off) and the results say so. The gateway's peak
 # resident memory is read from /proc at the end of each size.
@@ -187,7 +187,8 @@ bench_size() {
             fl="- - - - -"
             if [ -n "$floor" ]; then
                 read -r -a floor_args <<<"$floor"
-                fl="$(run_pgbench "$c" "$root/bench/floor/${floor_args[0]}" "$admin_url" -D "operator=$operator" "${floor_args[@]:1}")"
+                fl="$(run_pgbench "$c" "$root/bench/floor/${floor_args[0]}" "$admin_url" -D "operator=$operator" \
+                          -D "key=${bearer%%.*}" -D "secret=${bearer#*.}" "${floor_args[@]:1}")"
             fi
             rows+=("$size|$name|$c|$gw|$pg|$fl|$wal")
         done
@@ -207,7 +208,8 @@ for size in $sizes; do bench_size "$size"; done
     echo "$(nproc) cores, $(psql "$admin_url" -XAtqc 'SHOW server_version'), ${duration} s per run. **Rate limits"
     echo "lifted for the run (RATE_LIMITS=off).** Gateway: release build, pool of 64, request log at warn; wrk over"
     echo "loopback. pgbench: the gateway's own SQL call as its role (\`-M prepared\`). Floor: the plainest SQL"
-    echo "returning the same JSON, as the superuser (no row-level security, no authentication). Latencies in ms;"
+    echo "returning the same JSON, as the superuser (no row-level security; GET /lots checks the credential by"
+    echo "key id and HMAC, the other floors none). Latencies in ms;"
     echo "gw/pg = gateway req/s ÷ pgbench tps; fn/floor = pgbench p50 ÷ floor p50; WAL = bytes written per"
     echo "request (write routes). Errors: non-2xx answers and socket errors (wrk), failed transactions (pgbench)."
     echo

@@ -1,6 +1,8 @@
 -- Floor of GET /lots: the plainest SQL returning the same page as JSON (run as the superuser, so
--- without row-level security or authentication). pgbench variables: operator, after ('' for the
--- first page: none), limit.
+-- without row-level security), with the plainest check of the request's credential, which the
+-- function cannot answer without: its row by key id, the HMAC of the secret compared, its operator
+-- the page's (no expiry, revocation, scope or operator status). pgbench variables: key and secret
+-- (the bearer's halves), after ('' for the first page: none), limit.
 SELECT jsonb_build_object(
            'lots', coalesce(jsonb_agg(jsonb_build_object(
                'external_id', l.external_id, 'name', l.name, 'timezone', l.timezone, 'handover', l.handover,
@@ -20,5 +22,10 @@ SELECT jsonb_build_object(
                    'valid_from', to_char(r.valid_from, 'YYYY-MM-DD'), 'valid_to', to_char(r.valid_to, 'YYYY-MM-DD')) END)
                ORDER BY l.external_id), '[]'),
            'next_after', CASE WHEN count(*) = :limit THEN max(l.external_id) END)
-  FROM (SELECT * FROM app.lots WHERE operator_id = :operator::uuid AND external_id > coalesce(NULLIF(:after::text, 'none'), '') COLLATE "C" ORDER BY external_id LIMIT :limit) AS l
+  FROM (SELECT * FROM app.lots
+         WHERE operator_id = (SELECT c.operator_id FROM app.api_credentials AS c
+                               WHERE c.key_id = :key::text
+                                 AND c.secret_hash = extensions.hmac(c.secret_salt || convert_to(:secret::text, 'UTF8'),
+                                         (SELECT s.value FROM app.server_secrets AS s WHERE s.name = 'credential_pepper'), 'sha256'))
+           AND external_id > coalesce(NULLIF(:after::text, 'none'), '') COLLATE "C" ORDER BY external_id LIMIT :limit) AS l
   LEFT JOIN app.lot_rates AS r ON r.operator_id = l.operator_id AND r.lot_id = l.id AND r.channel = 'marketplace';

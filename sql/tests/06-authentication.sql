@@ -4,7 +4,7 @@
 -- expired, operator suspended, missing scope. GET /ping (api.ping, as the gateway's role) answers
 -- ok, key_id, scopes, server_time and leaves no operator context behind.
 BEGIN;
-SELECT plan(70);
+SELECT plan(73);
 SELECT tests.lend_temporary_to_project_roles();
 
 CREATE TEMP TABLE fx AS
@@ -99,6 +99,9 @@ SELECT pg_temp.ping_refused(replace(full_bearer, '.', ''), 'no dot between key i
 SELECT pg_temp.ping_refused(split_part(full_bearer, '.', 1), 'the key id alone') FROM fx;
 SELECT pg_temp.ping_refused(split_part(full_bearer, '.', 1) || '.', 'an empty secret') FROM fx;
 SELECT pg_temp.ping_refused('Bearer .' || split_part(full_bearer, '.', 2), 'an empty key id') FROM fx;
+SELECT pg_temp.ping_refused('Bearer   .' || split_part(full_bearer, '.', 2), 'spaces alone before the dot') FROM fx;
+SELECT pg_temp.ping_refused(replace(full_bearer, 'Bearer ', 'Bearer ' || E'\n'), 'a line break before the key id') FROM fx;
+SELECT pg_temp.ping_refused(replace(full_bearer, 'Bearer ', 'Beärer '), 'a letter outside ASCII in the scheme') FROM fx;
 SELECT pg_temp.ping_refused(replace(full_bearer, 'Bearer ', 'Basic '), 'the Basic scheme') FROM fx;
 SELECT pg_temp.ping_refused(replace(full_bearer, 'Bearer ', ''), 'no scheme') FROM fx;
 SELECT pg_temp.ping_refused(replace(full_bearer, 'Bearer ', E'Bearer\t'), 'a tab after the scheme') FROM fx;

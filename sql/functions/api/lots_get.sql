@@ -20,9 +20,15 @@ DECLARE
     v_lots jsonb;
     v_count integer;
     v_last text;
+    v_after text;
 BEGIN
-    SELECT * INTO v_caller FROM app.authenticate(p_authorization, 'read_supply', true);
+    v_caller := app.authenticate(p_authorization, 'read_supply', true);
 
+    -- Every external_id is longer than '', so the first page is the one after ''. One comparison to
+    -- a variable is an index condition of the generic plan; `p_after IS NULL OR …` read every earlier
+    -- lot, and a coalesce in the query would too (row-level security runs no call that is not
+    -- leakproof before its policy).
+    v_after := coalesce(p_after, '');
     SELECT coalesce(jsonb_agg(app.lot_read_form(page) || jsonb_build_object('rates', (
                         SELECT app.rates_read_form(r)
                           FROM app.lot_rates AS r
@@ -34,7 +40,7 @@ BEGIN
       FROM (SELECT *
               FROM app.lots AS l
              WHERE l.operator_id = v_caller.operator_id
-               AND (p_after IS NULL OR l.external_id > p_after COLLATE "C")
+               AND l.external_id > v_after COLLATE "C"
              ORDER BY l.external_id
              LIMIT p_limit) AS page;
 

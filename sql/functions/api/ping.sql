@@ -10,7 +10,7 @@ AS $$
 DECLARE
     v_caller record;
 BEGIN
-    SELECT * INTO v_caller FROM app.authenticate(p_authorization, NULL, false);
+    v_caller := app.authenticate(p_authorization, NULL, false);
     status := 200;
     body := jsonb_build_object(
         'ok', true,

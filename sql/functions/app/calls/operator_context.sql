@@ -4,22 +4,29 @@
 -- beforehand is never what a policy reads. Entering an operator also ends any authentication lookup
 -- and any delivery sweep: a key id (app.authenticating_key_id) or a sweep flag (app.webhook_sweep) a
 -- caller set by hand is cleared with it.
+--
+-- PL/pgSQL rather than SQL: a SQL function's body is parsed and planned again at every statement
+-- that calls it (~20 µs, on every request); PL/pgSQL keeps its plan for the session.
 CREATE OR REPLACE FUNCTION app.enter_operator(p_operator_id uuid)
 RETURNS void
-LANGUAGE sql
+LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT set_config('app.authenticating_key_id', '', true),
-           set_config('app.webhook_sweep', '', true),
-           set_config('app.operator_id', coalesce(p_operator_id::text, ''), true);
+BEGIN
+    PERFORM set_config('app.authenticating_key_id', '', true),
+            set_config('app.webhook_sweep', '', true),
+            set_config('app.operator_id', coalesce(p_operator_id::text, ''), true);
+END
 $$;
 REVOKE ALL ON FUNCTION app.enter_operator(uuid) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION app.leave_operator()
 RETURNS void
-LANGUAGE sql
+LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT set_config('app.operator_id', '', true);
+BEGIN
+    PERFORM set_config('app.operator_id', '', true);
+END
 $$;
 REVOKE ALL ON FUNCTION app.leave_operator() FROM PUBLIC;

@@ -20,11 +20,14 @@ SET search_path = pg_catalog, pg_temp
 SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
-    -- "Bearer", one or more spaces, then <key_id>.<secret>: the first dot splits the halves.
-    v_parts text[] := CASE WHEN octet_length(p_authorization) <= 1024
-        THEN regexp_match(p_authorization, '^[Bb][Ee][Aa][Rr][Ee][Rr] +([^.]+)\.(.+)$') END;
-    v_key_id text := coalesce(v_parts[1], '');
-    v_secret text := coalesce(v_parts[2], '');
+    -- "Bearer", one or more spaces, then <key_id>.<secret>: the first dot splits the halves. The
+    -- shape is checked without captures and cut by string functions (capturing `(.+)$` cost ~13 µs
+    -- a call); a key id of spaces alone, which the shape admits, is cut to '': no credential has either.
+    v_parsed boolean := coalesce(CASE WHEN octet_length(p_authorization) <= 1024
+        THEN p_authorization ~ '^[Bb][Ee][Aa][Rr][Ee][Rr] +[^.]+\..' END, false);
+    v_halves text := CASE WHEN v_parsed THEN ltrim(substr(p_authorization, 7), ' ') END;
+    v_key_id text := coalesce(split_part(v_halves, '.', 1), '');
+    v_secret text := coalesce(substr(v_halves, length(v_key_id) + 2), '');
     v_credential record;
     v_status text;
     v_valid boolean;
@@ -33,7 +36,8 @@ BEGIN
     -- is entered: leave any context the caller may have set before the call.
     PERFORM app.leave_operator();
     PERFORM set_config('app.authenticating_key_id', v_key_id, true);
-    SELECT c.operator_id, c.id, c.key_id, c.scopes, c.secret_salt, c.secret_hash, c.expires_at, c.revoked_at
+    SELECT c.operator_id, c.id, c.key_id, c.scopes, c.secret_salt, c.secret_hash, c.expires_at, c.revoked_at,
+           c.last_used_at
       INTO v_credential
       FROM app.api_credentials AS c
      WHERE c.key_id = v_key_id;
@@ -47,7 +51,7 @@ BEGIN
     SELECT o.status INTO v_status FROM app.operators AS o WHERE o.id = v_credential.operator_id;
 
     v_valid := v_valid
-        AND v_parts IS NOT NULL
+        AND v_parsed
         AND v_credential.id IS NOT NULL
         AND v_status IS NOT DISTINCT FROM 'active'
         AND v_credential.revoked_at IS NULL
@@ -60,15 +64,19 @@ BEGIN
 
     -- Recorded on first use, then at most once a minute, so a busy key is not a hot row. A request
     -- that finds the row locked by another request recording the same use does not wait for it.
-    UPDATE app.api_credentials AS c
-       SET last_used_at = now()
-     WHERE (c.operator_id, c.id) IN (
-               SELECT d.operator_id, d.id
-                 FROM app.api_credentials AS d
-                WHERE d.operator_id = v_credential.operator_id
-                  AND d.id = v_credential.id
-                  AND (d.last_used_at IS NULL OR d.last_used_at <= now() - interval '1 minute')
-                  FOR UPDATE SKIP LOCKED);
+    -- The row just read tells whether a stamp is due, so most requests skip the statement; the
+    -- statement checks again on the row as it is now.
+    IF v_credential.last_used_at IS NULL OR v_credential.last_used_at <= now() - interval '1 minute' THEN
+        UPDATE app.api_credentials AS c
+           SET last_used_at = now()
+         WHERE (c.operator_id, c.id) IN (
+                   SELECT d.operator_id, d.id
+                     FROM app.api_credentials AS d
+                    WHERE d.operator_id = v_credential.operator_id
+                      AND d.id = v_credential.id
+                      AND (d.last_used_at IS NULL OR d.last_used_at <= now() - interval '1 minute')
+                      FOR UPDATE SKIP LOCKED);
+    END IF;
 
     IF NOT p_enter_operator THEN
         PERFORM app.leave_operator();

@@ -1,12 +1,15 @@
 -- The Lot read form: exactly the spec's keys, all always present. Coordinates are decimal strings
 -- without trailing zeros; the cancellation percentage a two-decimal string; features never null.
+-- PL/pgSQL rather than SQL: a SQL function's body is parsed and planned again at every statement
+-- that calls it (~0.5 ms of a one-lot GET's 1.6 ms); PL/pgSQL keeps its plan for the session.
 CREATE OR REPLACE FUNCTION app.lot_read_form(p_lot app.lots)
 RETURNS jsonb
-LANGUAGE sql
+LANGUAGE plpgsql
 IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT jsonb_build_object(
+BEGIN
+    RETURN jsonb_build_object(
         'external_id', p_lot.external_id,
         'name', p_lot.name,
         'timezone', p_lot.timezone,
@@ -27,5 +30,6 @@ AS $$
             'free_until_hours_before_check_in', p_lot.cancellation_free_until_hours_before_check_in,
             'penalty_percent_after', to_char(p_lot.cancellation_penalty_percent_after, 'FM990.00'),
             'no_show_forfeits_full', p_lot.cancellation_no_show_forfeits_full) END);
+END
 $$;
 REVOKE ALL ON FUNCTION app.lot_read_form(app.lots) FROM PUBLIC;
