@@ -47,7 +47,8 @@ impl<'a> Admission<'a> {
             limiter,
             now: Instant::now(),
             source,
-            key_id: key_id.map(str::to_string),
+            // Only the buckets need it: no allocation per request while limits are lifted.
+            key_id: limiter.and(key_id).map(str::to_string),
             source_held: Reservation::default(),
             credential_held: Reservation::default(),
             counted: Vec::new(),
@@ -57,9 +58,9 @@ impl<'a> Admission<'a> {
 
     /// Step 1: the source's all-requests bucket.
     pub fn request(&mut self) -> Result<(), ApiError> {
+        let Some(limiter) = self.limiter else { return Ok(()) };
         let id = (BucketKind::AllRequests, Subject::Source(self.source));
         self.counted.push(id.clone());
-        let Some(limiter) = self.limiter else { return Ok(()) };
         limiter.take(self.now, &[id], &mut self.source_held).map_err(|refusal| self.refuse(refusal))
     }
 
@@ -73,6 +74,7 @@ impl<'a> Admission<'a> {
     /// Step 3: the claimed credential's buckets (none when no well-formed key id is presented: the
     /// database answers 401, which spends the source's failed-authentication budget instead).
     pub fn credential(&mut self, cost: Cost) -> Result<(), ApiError> {
+        let Some(limiter) = self.limiter else { return Ok(()) };
         let Some(key_id) = self.key_id.clone() else { return Ok(()) };
         let subject = Subject::Credential(key_id);
         let ids: Vec<BucketId> = match cost {
@@ -81,7 +83,6 @@ impl<'a> Admission<'a> {
             Cost::DryRunWrite => vec![(BucketKind::WritesBurst, subject)],
         };
         self.counted.extend(ids.iter().cloned());
-        let Some(limiter) = self.limiter else { return Ok(()) };
         limiter.take(self.now, &ids, &mut self.credential_held).map_err(|refusal| self.refuse(refusal))
     }
 

@@ -225,9 +225,9 @@ where
         duration_ms: elapsed.as_secs_f64() * 1000.0,
         cause: cause.as_deref(),
     };
-    state.log.write(line.to_json());
+    state.log.write_request(&line);
     if let (Some(route), Some(report)) = (route, answer_body) {
-        if let Some(line) = WriteLine::from_report(&request_id, key_id, route, &report) {
+        if let Some(line) = WriteLine::from_report(&request_id, key_id, route, &report[..]) {
             state.log.write(line);
         }
     }
@@ -242,7 +242,7 @@ async fn answer<B>(
     parts: &Parts,
     body: B,
     body_read: &mut bool,
-) -> Result<(Response<Body>, Option<String>), ApiError>
+) -> Result<(Response<Body>, Option<Bytes>), ApiError>
 where
     B: http_body::Body<Data = Bytes>,
     B::Error: std::error::Error + Send + Sync + 'static,
@@ -285,7 +285,7 @@ where
 }
 
 /// `GET <root>/openapi.json`: no credential, no query parameter, GET (and OPTIONS) only.
-fn openapi_document(state: &AppState, parts: &Parts) -> Result<(Response<Body>, Option<String>), ApiError> {
+fn openapi_document(state: &AppState, parts: &Parts) -> Result<(Response<Body>, Option<Bytes>), ApiError> {
     const ALLOW: &str = "GET, OPTIONS";
     match parts.method {
         Method::OPTIONS => Ok((response::options(ALLOW), None)),

@@ -30,6 +30,7 @@
 //! - [`response`]: building answers with the headers every answer carries.
 //! - [`credential`]: reading the key id a request presents, for log lines.
 //! - [`telemetry`]: JSON log lines.
+//! - [`log_writer`]: the thread that writes them to standard output, in batches.
 //! - [`metrics`]: the metrics' names, labels and registries (served by [`admin`]).
 //! - [`migrate`]: embedded refinery migrations, then the function files.
 //! - [`webhooks`]: the webhook delivery worker (a task of `serve`, or `ingest webhooks` alone).
@@ -45,6 +46,7 @@ pub mod db_tls;
 pub mod dispatch;
 pub mod errors;
 pub mod handlers;
+pub mod log_writer;
 pub mod metrics;
 pub mod migrate;
 pub mod openapi;
