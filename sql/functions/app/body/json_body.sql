@@ -119,11 +119,22 @@ AS $$
 $$;
 REVOKE ALL ON FUNCTION app.json_plain(text) FROM PUBLIC;
 
+-- A piece of a plain copy (app.json_plain) back as it was sent: the replacements in reverse order.
+CREATE OR REPLACE FUNCTION app.json_unplain(p_plain text)
+RETURNS text
+LANGUAGE sql
+IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT replace(replace(replace(replace(p_plain, '~3', '\'), '~2', '\"'), '~1', '\\'), '~0', '~');
+$$;
+REVOKE ALL ON FUNCTION app.json_unplain(text) FROM PUBLIC;
+
 -- The top-level member of a syntactically valid JSON object whose value holds the first token, in
 -- document order, that jsonb cannot hold, or NULL (not an object, or the fault is in a top-level
 -- key). PostgreSQL's JSON functions de-escape every string while they walk, so they cannot walk the
 -- text as sent. They walk its plain copy instead (app.json_plain), and each piece turns back into
--- its text as sent by the reverse replacements. Only the keys and values that can fail are tried:
+-- its text as sent (app.json_unplain). Only the keys and values that can fail are tried:
 -- those with a \u escape, an exponent of four digits or more, or over 1000 characters (a number of at
 -- most 1000 characters whose exponent is under 1000 is within numeric's range). By bisection over
 -- them in document order: O(log n) tries, each in its own subtransaction. Only ever called on the
@@ -158,8 +169,7 @@ BEGIN
         SELECT m.n, 1, m.value, m.key
           FROM member AS m
          WHERE strpos(m.value, '~3u') > 0 OR m.value ~ '[eE][-+]?[0-9]{4}' OR char_length(m.value) > 1000)
-    SELECT array_agg(replace(replace(replace(replace(s.token, '~3', '\'), '~2', '\"'), '~1', '\\'), '~0', '~') ORDER BY s.n, s.side),
-           array_agg(replace(replace(replace(replace(s.member, '~3', '\'), '~2', '\"'), '~1', '\\'), '~0', '~') ORDER BY s.n, s.side)
+    SELECT array_agg(app.json_unplain(s.token) ORDER BY s.n, s.side), array_agg(app.json_unplain(s.member) ORDER BY s.n, s.side)
       INTO v_tokens, v_members
       FROM suspect AS s;
 
