@@ -169,42 +169,44 @@ BEGIN
         SELECT m.n, 1, m.value, m.key
           FROM member AS m
          WHERE strpos(m.value, '~3u') > 0 OR m.value ~ '[eE][-+]?[0-9]{4}' OR char_length(m.value) > 1000)
-    SELECT array_agg(app.json_unplain(s.token) ORDER BY s.n, s.side), array_agg(app.json_unplain(s.member) ORDER BY s.n, s.side)
+    SELECT array_agg(s.token ORDER BY s.n, s.side), array_agg(s.member ORDER BY s.n, s.side)
       INTO v_tokens, v_members
       FROM suspect AS s;
 
-    -- The first token not held lies in v_low .. v_high, if any does.
+    -- The first token not held lies in v_low .. v_high, if any does. A run of tokens is tried as
+    -- sent: their plain texts joined, then turned back at once (a plain token's codes never run
+    -- into the next one's, so this is the tokens as sent, joined).
     v_high := coalesce(cardinality(v_tokens), 0);
     WHILE v_low < v_high LOOP
         v_middle := (v_low + v_high) / 2;
-        IF app.json_values_held(v_tokens[v_low:v_middle]) THEN
+        IF app.json_values_held(app.json_unplain(array_to_string(v_tokens[v_low:v_middle], ','))) THEN
             v_low := v_middle + 1;
         ELSE
             v_high := v_middle;
         END IF;
     END LOOP;
-    IF v_high = 0 OR app.json_values_held(v_tokens[v_low:v_low]) THEN
+    IF v_high = 0 OR app.json_values_held(app.json_unplain(v_tokens[v_low])) THEN
         RETURN NULL;
     END IF;
     -- (a value's key is held: were it not, the key would have come first)
-    RETURN v_members[v_low]::jsonb #>> '{}';
+    RETURN app.json_unplain(v_members[v_low])::jsonb #>> '{}';
 END
 $$;
 REVOKE ALL ON FUNCTION app.json_member_not_held(text) FROM PUBLIC;
 
--- Whether jsonb can hold every one of these JSON texts.
-CREATE OR REPLACE FUNCTION app.json_values_held(p_values text[])
+-- Whether jsonb can hold every one of these JSON texts (p_values: the texts joined by commas).
+CREATE OR REPLACE FUNCTION app.json_values_held(p_values text)
 RETURNS boolean
 LANGUAGE plpgsql
 IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    PERFORM ('[' || array_to_string(p_values, ',') || ']')::jsonb;
+    PERFORM ('[' || p_values || ']')::jsonb;
     RETURN true;
 EXCEPTION
     WHEN data_exception OR statement_too_complex OR program_limit_exceeded THEN
         RETURN false;
 END
 $$;
-REVOKE ALL ON FUNCTION app.json_values_held(text[]) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.json_values_held(text) FROM PUBLIC;
