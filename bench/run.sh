@@ -115,7 +115,10 @@ bench_size() {
 
     # Bodies: lot-000002 and its envelope as stored (so their PUT is unchanged), lot-000001's closures
     # as stored, and the 512 lots the changing PUT writes.
-    psql "$admin_url" -XAtqc "SELECT ((body -> 'lots' -> 0) - 'rates')::text FROM api.lots_get('$auth', 'lot-000001', 1)" >"$work/lot.json"
+    # Written without psql's closing line break: pgbench is handed a file's text by `$(cat …)`, which
+    # drops it, and wrk sends the file as it is; both must send the same bytes.
+    answer_file() { printf '%s' "$(psql "$admin_url" -XAtqc "$1")" >"$work/$2"; }
+    answer_file "SELECT ((body -> 'lots' -> 0) - 'rates')::text FROM api.lots_get('$auth', 'lot-000001', 1)" lot.json
     # "unchanged" is an operator's system sending again the text it last wrote: lot-000002 is written
     # once with another capacity and once back with lot.json, which keeps that text's digest. "other
     # text" is the same values spaced otherwise: the full check runs and answers unchanged.
@@ -123,10 +126,10 @@ bench_size() {
     psql "$admin_url" -XAtq -v ON_ERROR_STOP=1 -v body="$(cat "$work/lot.json")" -v auth="$auth" >/dev/null <<<"
         SELECT api.lot_put(:'auth', 'lot-000002', jsonb_set(:'body', '{capacity}', to_jsonb((:'body'::jsonb ->> 'capacity')::integer + 1))::text, false);
         SELECT api.lot_put(:'auth', 'lot-000002', :'body', false);"
-    psql "$admin_url" -XAtqc "SELECT ((body -> 'lots' -> 0 -> 'rates') - 'channel')::text FROM api.lots_get('$auth', 'lot-000001', 1)" >"$work/rates.json"
-    psql "$admin_url" -XAtqc "SELECT jsonb_build_object('blocked_periods', jsonb_agg(p - 'overlapping_bookings'))::text
-                                FROM api.lot_blocked_periods_get('$auth', 'lot-000001') AS g,
-                                     jsonb_array_elements(g.body -> 'blocked_periods') AS p" >"$work/closures.json"
+    answer_file "SELECT ((body -> 'lots' -> 0 -> 'rates') - 'channel')::text FROM api.lots_get('$auth', 'lot-000001', 1)" rates.json
+    answer_file "SELECT jsonb_build_object('blocked_periods', jsonb_agg(p - 'overlapping_bookings'))::text
+                   FROM api.lot_blocked_periods_get('$auth', 'lot-000001') AS g,
+                        jsonb_array_elements(g.body -> 'blocked_periods') AS p" closures.json
     # A body of just under 64 KiB whose last member holds what jsonb cannot hold: 422 invalid_body
     # naming it, after the search for that member (the slowest refusal of a body).
     awk 'BEGIN { printf "{\"name\": \"Refused\", \"arrival\": {"; for (i = 0; i < 3700; i++) printf "%s\"k%d\": \"v%d\"", (i ? ", " : ""), i, i
@@ -201,6 +204,9 @@ for size in $sizes; do bench_size "$size"; done
 
 # --- the table -----------------------------------------------------------------------------------
 
+# The run before this one, for the targets' "earlier → now".
+earlier="$work/earlier.md"
+if [ -f "$out" ]; then cp "$out" "$earlier"; else : >"$earlier"; fi
 {
     echo "# Benchmark results"
     echo
@@ -228,5 +234,11 @@ for size in $sizes; do bench_size "$size"; done
         echo "| $size | $name | $c | $g_rps | $g_p50 | $g_p99 | $g_err | $p_tps | $p_p50 | $p_p99 | $p_err | $ratio | $f_tps | $f_p50 | $floor_ratio | ${wal:--} |"
     done
 } >"$out.new"
+{
+    echo
+    "$root/bench/targets.sh" "$out.new" "$earlier"
+    echo
+    echo "Each diagnosis, with its EXPLAIN or profile and its before and after: [FINDINGS.md](FINDINGS.md)."
+} >>"$out.new"
 mv "$out.new" "$out"
 echo "written: $out" >&2

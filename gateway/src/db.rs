@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use deadpool_postgres::{
-    Hook, HookError, Manager, ManagerConfig, Object, Pool, PoolError, RecyclingMethod, Runtime, TimeoutType,
+    Hook, HookError, Manager, ManagerConfig, Object, Pool, PoolError, QueueMode, RecyclingMethod, Runtime, TimeoutType,
 };
 use tokio::time::{timeout, Instant};
 use tokio_postgres::types::{FromSql, ToSql, Type};
@@ -60,8 +60,13 @@ impl Database {
         let statement_timeout = config.database_timeout.as_millis().to_string();
         let manager =
             Manager::from_config(pg, link.tls.clone(), ManagerConfig { recycling_method: RecyclingMethod::Fast });
+        // Last in, first out: a request takes the connection used most recently, whose backend is
+        // still warm, so a light load keeps using a few backends while the rest stay idle. First in,
+        // first out sent each request at one connection to another of the 64 a busy hour had opened:
+        // a cold backend each time, twice the latency (bench/FINDINGS.md).
         let pool = Pool::builder(manager)
             .max_size(config.pool_size)
+            .queue_mode(QueueMode::Lifo)
             .runtime(Runtime::Tokio1)
             .wait_timeout(Some(config.database_timeout))
             .create_timeout(Some(config.database_timeout))

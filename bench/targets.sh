@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# The performance targets (issue 14), read off a results table that bench/run.sh wrote, printed as
+# markdown: each target, what the run measured and whether it is met. With a second file (an
+# earlier run's RESULTS.md), also that run's figures beside this one's: the before and after.
+#
+#   bench/targets.sh bench/RESULTS.md [earlier-RESULTS.md]
+#
+# Nothing is asserted: a missed target is reported as missed, and the run still succeeds.
+set -euo pipefail
+
+results="$1"
+earlier="${2:-/dev/null}"
+
+# Rows "size|route|conns|gw_rps|gw_p50|gw_p99|gw_err|pg_tps|pg_p50|pg_p99|pg_err|gw_pg|floor_tps|floor_p50|fn_floor|wal"
+# of a results table, spaces trimmed.
+table_rows() {
+    awk -F'|' '/^\| (small|large) \|/ {
+        line = ""
+        for (i = 2; i < NF; i++) { v = $i; gsub(/^ +| +$/, "", v); line = line (i > 2 ? "|" : "") v }
+        print line }' "$1"
+}
+
+earlier_run="$(grep -o -m1 'on [0-9-]*, commit [0-9a-f]*' "$earlier" || true)"
+
+{ table_rows "$results" | sed 's/^/now|/'; table_rows "$earlier" | sed 's/^/was|/'; } |
+    awk -F'|' -v earlier_run="$earlier_run" '
+    function key(size, route, conns) { return size SUBSEP route SUBSEP conns }
+    function met(ok) { return ok ? "met" : "**missed**" }
+    function ms(v) { return sprintf("%.2f", v) }
+    {
+        run = $1; k = key($2, $3, $4)
+        if (run == "was") { was_pg_p50[k] = $10; was_gw[k] = $5; was_ratio[k] = $13; next }
+        rows[++n] = k; size[k] = $2; route[k] = $3; conns[k] = $4
+        gw[k] = $5; gw_p50[k] = $6; gw_err[k] = $8; pg[k] = $9; pg_p50[k] = $10; pg_err[k] = $12
+        ratio[k] = $13; floor_p50[k] = $15; fn_floor[k] = $16; wal[k] = $17
+    }
+    END {
+        print "## Targets"
+        print ""
+        print "Read off the table above by `bench/targets.sh`. Database figures are pgbench p50 at one connection."
+        print ""
+        print "| target | size | route | measured | |"
+        print "|---|---|---|---|---|"
+        errors = 0
+        for (i = 1; i <= n; i++) {
+            k = rows[i]
+            errors += gw_err[k] + pg_err[k]
+            if (conns[k] == 1 && fn_floor[k] != "-")
+                printf "| read function ≤ 2 × its floor | %s | %s | %s ms ÷ %s ms = %s | %s |\n",
+                    size[k], route[k], ms(pg_p50[k]), ms(floor_p50[k]), fn_floor[k], met(fn_floor[k] <= 2)
+        }
+        for (i = 1; i <= n; i++) {
+            k = rows[i]
+            if (conns[k] == 16 && ratio[k] != "-")
+                printf "| gateway ≥ 0.90 × pgbench, 16 connections | %s | %s | %s | %s |\n",
+                    size[k], route[k], ratio[k], met(ratio[k] >= 0.9)
+        }
+        for (i = 1; i <= n; i++) {
+            k = rows[i]
+            if (conns[k] == 1 && pg[k] != "-" && pg_p50[k] > 0)
+                printf "| gateway adds ≤ 0.15 ms at p50, one connection | %s | %s | %s − %s = %s ms | %s |\n",
+                    size[k], route[k], ms(gw_p50[k]), ms(pg_p50[k]), ms(gw_p50[k] - pg_p50[k]),
+                    met(gw_p50[k] - pg_p50[k] <= 0.15)
+        }
+        for (i = 1; i <= n; i++) {
+            k = rows[i]
+            if (route[k] ~ /unchanged/ && conns[k] > 1 && wal[k] != "-")
+                printf "| PUT unchanged writes nothing (at one connection: the once-a-minute `last_used_at` stamp) | %s | %s at %s | %s B a request | %s |\n",
+                    size[k], route[k], conns[k], wal[k], met(wal[k] == 0)
+        }
+        for (s = 1; s <= 2; s++) {
+            sz = s == 1 ? "small" : "large"
+            put = key(sz, "PUT lot, unchanged", 1); get = key(sz, "GET one lot", 1)
+            if (put in pg_p50 && get in pg_p50)
+                printf "| PUT unchanged costs no more than a GET of the lot | %s | PUT lot, unchanged | %s ms (GET %s ms) | %s |\n",
+                    sz, ms(pg_p50[put]), ms(pg_p50[get]), met(pg_p50[put] <= pg_p50[get])
+        }
+        k = key("large", "PUT blocked periods (100), unchanged", 1)
+        if (k in pg_p50)
+            printf "| PUT of 100 blocked periods, lot of 100 000 bookings, ≤ 10 ms | large | %s | %s ms | %s |\n",
+                route[k], ms(pg_p50[k]), met(pg_p50[k] <= 10)
+        for (i = 1; i <= n; i++) {
+            k = rows[i]
+            if (route[k] ~ /64 KiB/ && conns[k] == 1)
+                printf "| any 64 KiB body ≤ 10 ms (through the gateway) | %s | %s | %s ms | %s |\n",
+                    size[k], route[k], ms(gw_p50[k]), met(gw_p50[k] <= 10)
+        }
+        split("GET /bookings (200, following next)|GET /bookings (500, following next)", feeds, "|")
+        for (f = 1; f <= 2; f++) {
+            small = key("small", feeds[f], 1); large = key("large", feeds[f], 1)
+            if (small in pg_p50 && large in pg_p50 && pg_p50[small] > 0)
+                printf "| page at 1 000 000 bookings ≤ 1.2 × at 10 000 | both | %s | %s ms ÷ %s ms = %.2f | %s |\n",
+                    feeds[f], ms(pg_p50[large]), ms(pg_p50[small]), pg_p50[large] / pg_p50[small],
+                    met(pg_p50[large] / pg_p50[small] <= 1.2)
+        }
+        printf "| zero errors | both | every route | %d | %s |\n", errors, met(errors == 0)
+
+        compared = 0
+        for (i = 1; i <= n; i++) if (rows[i] in was_pg_p50) compared++
+        if (!compared) exit
+        print ""
+        print "## Against the earlier run"
+        print ""
+        print "The run " earlier_run " → this one. pgbench p50 at one connection (ms); the gateway at 16"
+        print "connections (req/s, and × pgbench)."
+        print ""
+        print "| size | route | pgbench p50 (1) | gateway req/s (16) | × pgbench (16) |"
+        print "|---|---|---|---|---|"
+        for (i = 1; i <= n; i++) {
+            k = rows[i]
+            if (conns[k] != 1) continue
+            k16 = key(size[k], route[k], 16)
+            printf "| %s | %s | %s → %s | %s → %s | %s → %s |\n", size[k], route[k],
+                (k in was_pg_p50) ? was_pg_p50[k] : "—", pg_p50[k],
+                (k16 in was_gw) ? was_gw[k16] : "—", (k16 in gw) ? gw[k16] : "—",
+                (k16 in was_ratio) ? was_ratio[k16] : "—", (k16 in ratio) ? ratio[k16] : "—"
+        }
+    }'
