@@ -174,6 +174,9 @@ pub async fn serve(listener: TcpListener, state: Arc<AppState>, shutdown: impl F
             },
             () = &mut shutdown => break,
         };
+        // An answer larger than the socket's send buffer goes out in several writes; without this,
+        // Nagle's algorithm holds its last small segment until the client acknowledges the rest.
+        let _ = stream.set_nodelay(true);
         let header_timeout = state.config.header_timeout;
         let draining = state.draining();
         // Whether a request of this connection has ever reached the service (its head complete).

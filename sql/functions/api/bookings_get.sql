@@ -25,7 +25,7 @@ DECLARE
     v_from record;
 BEGIN
     PERFORM app.require_read_committed();
-    SELECT * INTO v_caller FROM app.authenticate(p_authorization, 'read_bookings', true);
+    v_caller := app.authenticate(p_authorization, 'read_bookings', true);
     v_watermark := app.bookings_watermark(v_caller.operator_id);
     IF coalesce(p_since, '') = '' THEN
         SELECT timestamptz 'epoch' AS changed_at, '' AS reference INTO v_from;

@@ -11,7 +11,7 @@ DECLARE
     v_caller record;
     v_lot app.lots;
 BEGIN
-    SELECT * INTO v_caller FROM app.authenticate(p_authorization, 'read_supply', true);
+    v_caller := app.authenticate(p_authorization, 'read_supply', true);
     v_lot := app.caller_lot(v_caller.operator_id, p_external_id);
     status := 200;
     body := jsonb_build_object('external_id', v_lot.external_id, 'blocked_periods', app.blocked_periods_read(v_lot));

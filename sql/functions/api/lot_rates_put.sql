@@ -15,7 +15,7 @@ AS $$
 DECLARE
     v_caller record;
 BEGIN
-    SELECT * INTO v_caller FROM app.authenticate(p_authorization, 'write_supply', true);
+    v_caller := app.authenticate(p_authorization, 'write_supply', true);
     SELECT w.status, w.body INTO status, body
       FROM app.run_write('app.rates_write', v_caller.operator_id, p_external_id, p_body, p_dry_run) AS w;
 END

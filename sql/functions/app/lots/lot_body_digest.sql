@@ -2,14 +2,17 @@
 -- (app.lots.accepted_body_digest, V11): SHA-256 over the rules fingerprint (app.deployed_rules), the
 -- operator's media folder (the media rule reads it) and the text as sent. NULL, so matching nothing,
 -- before `ingest migrate` has written a fingerprint.
+-- PL/pgSQL: a SQL function with SET is planned again at every call.
 CREATE OR REPLACE FUNCTION app.lot_body_digest(p_media_folder text, p_body text)
 RETURNS bytea
-LANGUAGE sql
+LANGUAGE plpgsql
 STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT sha256(d.fingerprint || convert_to(p_media_folder, 'UTF8') || '\x00'::bytea || convert_to(p_body, 'UTF8'))
-      FROM app.deployed_rules AS d;
+BEGIN
+    RETURN (SELECT sha256(d.fingerprint || convert_to(p_media_folder, 'UTF8') || '\x00'::bytea || convert_to(p_body, 'UTF8'))
+              FROM app.deployed_rules AS d);
+END
 $$;
 REVOKE ALL ON FUNCTION app.lot_body_digest(text, text) FROM PUBLIC;
 
