@@ -170,6 +170,9 @@ bench_size() {
             echo "$size: $name at $c" >&2
             local before after gw pg fl wal="" body_file=""
             [ -n "$body" ] && body_file="$work/$body"
+            # The WAL position is the cluster's: vacuum first, so that autovacuum does not clean up
+            # after an earlier route (the changing PUT's dead rows) inside this one's measurement.
+            [ "$writes" = write ] && psql "$admin_url" -XqAt -c "VACUUM"
             before="$(wal_lsn)"
             gw="$(BENCH_METHOD="$method" BENCH_PATH="$path" BENCH_AUTHORIZATION="$auth" BENCH_BODY_FILE="$body_file" \
                   BENCH_FOLLOW="$([[ "$path" == /v1/bookings* ]] && echo next)" \

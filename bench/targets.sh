@@ -21,9 +21,11 @@ table_rows() {
 }
 
 earlier_run="$(grep -o -m1 'on [0-9-]*, commit [0-9a-f]*' "$earlier" || true)"
+# "small: 58.8 MiB large: 58.7 MiB" from the line run.sh writes.
+peak_rss="$(sed -n 's/^Gateway peak resident memory: \(.*\)\.$/\1/p' "$results")"
 
 { table_rows "$results" | sed 's/^/now|/'; table_rows "$earlier" | sed 's/^/was|/'; } |
-    awk -F'|' -v earlier_run="$earlier_run" '
+    awk -F'|' -v earlier_run="$earlier_run" -v peak_rss="$peak_rss" '
     function key(size, route, conns) { return size SUBSEP route SUBSEP conns }
     function met(ok) { return ok ? "met" : "**missed**" }
     function ms(v) { return sprintf("%.2f", v) }
@@ -94,6 +96,10 @@ earlier_run="$(grep -o -m1 'on [0-9-]*, commit [0-9a-f]*' "$earlier" || true)"
                     met(pg_p50[large] / pg_p50[small] <= 1.2)
         }
         printf "| zero errors | both | every route | %d | %s |\n", errors, met(errors == 0)
+        rss_sizes = split(peak_rss, rss, " ")
+        for (r = 1; r + 1 <= rss_sizes; r += 3)
+            printf "| gateway peak RSS ≤ 64 MiB (a whole size, up to 64 connections) | %s | every route | %s MiB | %s |\n",
+                substr(rss[r], 1, length(rss[r]) - 1), rss[r + 1], met(rss[r + 1] <= 64)
 
         compared = 0
         for (i = 1; i <= n; i++) if (rows[i] in was_pg_p50) compared++

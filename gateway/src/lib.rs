@@ -33,10 +33,12 @@
 //! - [`log_writer`]: the thread that writes them to standard output, in batches.
 //! - [`metrics`]: the metrics' names, labels and registries (served by [`admin`]).
 //! - [`migrate`]: embedded refinery migrations, then the function files.
+//! - [`allocator`]: large buffers returned to the system when freed (glibc's mmap threshold).
 //! - [`webhooks`]: the webhook delivery worker (a task of `serve`, or `ingest webhooks` alone).
 
 pub mod admin;
 pub mod admission;
+pub mod allocator;
 pub mod backoff;
 pub mod body;
 pub mod config;

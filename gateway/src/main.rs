@@ -5,11 +5,12 @@
 
 use std::process::ExitCode;
 
-use gateway::{config::Config, migrate, openapi, server, telemetry};
+use gateway::{allocator, config::Config, migrate, openapi, server, telemetry};
 
 const USAGE: &str = "usage: ingest <serve|webhooks|migrate|openapi>";
 
 fn main() -> ExitCode {
+    allocator::return_large_buffers_to_the_system();
     let _log_writer = telemetry::init();
     let command = std::env::args().nth(1);
     let outcome = tokio::runtime::Builder::new_multi_thread()

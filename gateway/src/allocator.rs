@@ -1,0 +1,20 @@
+//! The process's one setting of the C allocator: large buffers go back to the system when freed.
+//!
+//! glibc serves an allocation of 128 KiB or more from its own mapping, returned at `free`, but
+//! raises that threshold to the size of every such block freed. After a few pages of 500 bookings
+//! (300 KB answers, read into growing buffers) every later page comes from the heap, whose freed
+//! space glibc keeps: the gateway's peak rose to ~64 MB at 64 connections on that route alone, and
+//! to ~79 MB over a `make bench` run, against a target of 64 MiB. A fixed threshold keeps large
+//! buffers in mappings: ~41 MB on the same route, for no measurable change in throughput
+//! (bench/FINDINGS.md).
+
+/// Fixes glibc's mmap threshold at 128 KiB (its starting value). Called first thing in `main`,
+/// before any thread exists. Elsewhere than glibc, nothing.
+pub fn return_large_buffers_to_the_system() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only changes glibc's allocation parameters; it is called once, before any
+    // other thread could be allocating.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 128 * 1024);
+    }
+}
