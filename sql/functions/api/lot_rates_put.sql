@@ -14,10 +14,12 @@ SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
     v_caller record;
+    v_written record;
 BEGIN
     v_caller := app.authenticate(p_authorization, 'write_supply', true);
-    SELECT w.status, w.body INTO status, body
-      FROM app.run_write('app.rates_write', v_caller.operator_id, p_external_id, p_body, p_dry_run) AS w;
+    v_written := app.run_write('rates', v_caller.operator_id, p_external_id, p_body, p_dry_run);
+    status := v_written.status;
+    body := v_written.body;
 END
 $$;
 REVOKE ALL ON FUNCTION api.lot_rates_put(text, text, text, boolean) FROM PUBLIC;
