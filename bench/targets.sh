@@ -68,12 +68,13 @@ duration="$(grep -o -m1 '[0-9]* s per run' "$results" | cut -d' ' -f1)"
         }
         for (i = 1; i <= n; i++) {
             k = rows[i]
+            if (route[k] !~ /unchanged/ || conns[k] == 1 || wal[k] == "-") continue
             # A run lasts seconds: it holds at most one `last_used_at` stamp of the bench credential
-            # (once a minute), at most one heap page image and its record (stamp_bytes).
-            if (route[k] ~ /unchanged/ && conns[k] > 1 && wal[k] != "-")
-                printf "| PUT unchanged writes nothing (apart from one `last_used_at` stamp a minute) | %s | %s at %s | %s B a request (%d B in all) | %s |\n",
-                    size[k], route[k], conns[k], wal[k], wal[k] * gw[k] * duration,
-                    met(wal[k] * gw[k] * duration <= stamp_bytes)
+            # (once a minute), at most one heap page image and its record (stamp_bytes). The total of a
+            # run is about bytes a request (rounded down) times requests (req/s times seconds).
+            total = wal[k] * gw[k] * duration
+            printf "| PUT unchanged writes nothing (apart from one `last_used_at` stamp a minute) | %s | %s at %s | %s B a request (≈ %d B in all) | %s |\n",
+                size[k], route[k], conns[k], wal[k], total, met(total <= stamp_bytes)
         }
         for (s = 1; s <= 2; s++) {
             sz = s == 1 ? "small" : "large"
