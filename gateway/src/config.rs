@@ -1,4 +1,5 @@
 //! Settings, all from environment variables (documented with their defaults in gateway/README.md).
+//! `CPU_SCHEDULING` is not here: `main` reads it before any thread starts (`scheduling`).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

@@ -34,6 +34,7 @@
 //! - [`metrics`]: the metrics' names, labels and registries (served by [`admin`]).
 //! - [`migrate`]: embedded refinery migrations, then the function files.
 //! - [`allocator`]: large buffers returned to the system when freed (glibc's mmap threshold).
+//! - [`scheduling`]: the threads' CPU scheduling policy (`SCHED_BATCH`: no preempting a backend).
 //! - [`webhooks`]: the webhook delivery worker (a task of `serve`, or `ingest webhooks` alone).
 
 pub mod admin;
@@ -57,6 +58,7 @@ pub mod ratelimit;
 pub mod readiness;
 pub mod response;
 pub mod routes;
+pub mod scheduling;
 pub mod server;
 pub mod source;
 pub mod telemetry;

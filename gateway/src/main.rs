@@ -5,18 +5,26 @@
 
 use std::process::ExitCode;
 
-use gateway::{allocator, config::Config, migrate, openapi, server, telemetry};
+use gateway::{allocator, config::Config, migrate, openapi, scheduling::CpuScheduling, server, telemetry};
 
 const USAGE: &str = "usage: ingest <serve|webhooks|migrate|openapi>";
 
 fn main() -> ExitCode {
     allocator::return_large_buffers_to_the_system();
+    // Before any thread is started: every thread takes the policy of the one that starts it.
+    let scheduling = CpuScheduling::from_lookup(|name| std::env::var(name).ok()).map(|policy| (policy, policy.apply()));
     let _log_writer = telemetry::init();
+    if let Ok((policy, Err(reason))) = &scheduling {
+        tracing::warn!(?policy, %reason, "CPU_SCHEDULING could not be applied: the policy the process started with stays");
+    }
     let command = std::env::args().nth(1);
-    let outcome = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the runtime: {e}"))
+    let outcome = scheduling
+        .and_then(|_| {
+            tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| format!("cannot start the runtime: {e}"))
+        })
         .and_then(|runtime| match command.as_deref() {
             Some("serve") => runtime.block_on(server::run(Config::from_env()?)),
             Some("webhooks") => runtime.block_on(server::run_webhook_worker(Config::from_env()?)),

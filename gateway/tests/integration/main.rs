@@ -10,7 +10,8 @@
 //! - Hostile and failing surroundings: [`slow_clients`], [`shutdown`], [`database_outage`],
 //!   [`database_tls`], [`parsers_fuzz`] (proptest; `make fuzz` runs many more cases).
 //! - The database's side: [`migrate`], [`server_log_secrets`]; webhook delivery: [`webhooks`].
-//! - For the people who run it: [`operability`] (the admin listener: liveness, readiness, metrics).
+//! - For the people who run it: [`operability`] (the admin listener: liveness, readiness, metrics),
+//!   [`scheduling`] (the threads' CPU scheduling policy).
 
 mod common;
 
@@ -30,6 +31,7 @@ mod ping;
 mod rate_limits;
 mod rates;
 mod routing;
+mod scheduling;
 mod server_log_secrets;
 mod shutdown;
 mod slow_clients;
