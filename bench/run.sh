@@ -170,9 +170,10 @@ bench_size() {
             echo "$size: $name at $c" >&2
             local before after gw pg fl wal="" body_file=""
             [ -n "$body" ] && body_file="$work/$body"
-            # The WAL position is the cluster's: vacuum first, so that autovacuum does not clean up
-            # after an earlier route (the changing PUT's dead rows) inside this one's measurement.
-            [ "$writes" = write ] && psql "$admin_url" -XqAt -c "VACUUM"
+            # The WAL position is the cluster's: vacuum and analyze first, so that autovacuum does
+            # not clean up or re-analyze after an earlier route (the changing PUT's dead rows and
+            # 512 lots) inside this one's measurement.
+            [ "$writes" = write ] && psql "$admin_url" -XqAt -c "VACUUM ANALYZE"
             before="$(wal_lsn)"
             gw="$(BENCH_METHOD="$method" BENCH_PATH="$path" BENCH_AUTHORIZATION="$auth" BENCH_BODY_FILE="$body_file" \
                   BENCH_FOLLOW="$([[ "$path" == /v1/bookings* ]] && echo next)" \
