@@ -9,7 +9,7 @@
 #     (bench/pgbench/);
 #   - for the read routes, pgbench runs the plainest SQL returning the same JSON as the superuser
 #     (bench/floor/): the floor; it is given the operator and the bearer's key id and secret;
-#   - for the write routes, the WAL the run wrote, per request.
+#   - for the write routes, the WAL the gateway's statements wrote (pg_stat_statements), per request.
 # Rate limits are lifted for the run (RATE_LIMITS=off) and the results say so. The gateway's peak
 # resident memory is read from /proc at the end of each size.
 #
@@ -40,6 +40,19 @@ if ! command -v wrk >/dev/null || ! command -v curl >/dev/null; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends wrk curl >/dev/null
 fi
 "$cluster" start
+# WAL per request is read off pg_stat_statements: the WAL the gateway's own statements wrote, not what
+# autovacuum or another database wrote meanwhile (the cluster's WAL position counted both: an
+# automatic ANALYZE, a shared catalog's vacuum). Preloaded once in the development cluster, which
+# then restarts; tracked only in the bench databases (pg_stat_statements.track is none elsewhere).
+cluster_url="$("$cluster" url postgres postgres)"
+if [[ "$(psql "$cluster_url" -XAtqc "SHOW shared_preload_libraries")" != *pg_stat_statements* ]]; then
+    echo "preloading pg_stat_statements in the development cluster (restart)" >&2
+    psql "$cluster_url" -XAtqc "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'"
+    "$cluster" restart
+fi
+if [ "$(psql "$cluster_url" -XAtqc "SHOW pg_stat_statements.track")" != none ]; then
+    psql "$cluster_url" -XAtq -c "ALTER SYSTEM SET pg_stat_statements.track = 'none'" -c "SELECT pg_reload_conf()" >/dev/null
+fi
 (cd "$root" && cargo build --release --locked --bin ingest)
 ingest="$root/target/release/ingest"
 
@@ -85,8 +98,13 @@ run_pgbench() {
     printf "%.0f %.3f %.3f %s %s\n" "${tps:-0}" "${p50:-0}" "${p99:-0}" "${failed:-0}" "${total:-0}"
 }
 
-wal_lsn() { psql "$admin_url" -XAtqc "SELECT pg_current_wal_lsn()"; }
-wal_bytes() { psql "$admin_url" -XAtqc "SELECT pg_wal_lsn_diff('$2', '$1')::bigint"; }
+# The WAL the gateway's statements wrote in this database since the last reset.
+statement_wal_reset() { psql "$admin_url" -XAtqc "SELECT bench.pg_stat_statements_reset()" >/dev/null; }
+statement_wal_bytes() {
+    psql "$admin_url" -XAtqc "SELECT coalesce(sum(s.wal_bytes), 0)::bigint FROM bench.pg_stat_statements AS s
+                               WHERE s.dbid = (SELECT d.oid FROM pg_database AS d WHERE d.datname = current_database())
+                                 AND s.userid = 'ingest_gateway'::regrole"
+}
 
 # --- one size ------------------------------------------------------------------------------------
 
@@ -105,6 +123,8 @@ bench_size() {
     local gateway_url; gateway_url="$("$cluster" url "$db" ingest_gateway)"
     psql "$("$cluster" url postgres postgres)" -XqAt -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db"
     DATABASE_URL="$admin_url" LOG_LEVEL=warn "$ingest" migrate
+    psql "$admin_url" -XAtq -v ON_ERROR_STOP=1 -c "CREATE SCHEMA bench" \
+        -c "CREATE EXTENSION pg_stat_statements SCHEMA bench" -c "ALTER DATABASE $db SET pg_stat_statements.track = 'top'"
     echo "$size: generating $lots lots and $bookings bookings" >&2
     local bearer
     bearer="$(psql "$admin_url" -X -v lots="$lots" -v bookings="$bookings" -v small_operators="$small" \
@@ -168,20 +188,17 @@ bench_size() {
         IFS='|' read -r name method path body pgb floor writes <<<"$scenario"
         for c in $connections; do
             echo "$size: $name at $c" >&2
-            local before after gw pg fl wal="" body_file=""
+            local gw pg fl wal="" body_file=""
             [ -n "$body" ] && body_file="$work/$body"
-            # The WAL position is the cluster's: vacuum and analyze first, so that autovacuum does
-            # not clean up or re-analyze after an earlier route (the changing PUT's dead rows and
-            # 512 lots) inside this one's measurement.
-            [ "$writes" = write ] && psql "$admin_url" -XqAt -c "VACUUM ANALYZE"
-            before="$(wal_lsn)"
+            # Vacuum and analyze first: the route starts on clean tables, whatever an earlier route
+            # (the changing PUT's dead rows and 512 lots) left.
+            [ "$writes" = write ] && psql "$admin_url" -XqAt -c "VACUUM ANALYZE" && statement_wal_reset
             gw="$(BENCH_METHOD="$method" BENCH_PATH="$path" BENCH_AUTHORIZATION="$auth" BENCH_BODY_FILE="$body_file" \
                   BENCH_FOLLOW="$([[ "$path" == /v1/bookings* ]] && echo next)" \
                   BENCH_CHANGING="$([[ "$path" == *"{lot}"* ]] && echo capacity)" \
                   BENCH_EXPECT="$([[ "$writes" == refused* ]] && echo "${writes#refused }")" run_wrk "$c")"
-            after="$(wal_lsn)"
             if [ "$writes" = write ]; then
-                wal="$(( $(wal_bytes "$before" "$after") / ($(echo "$gw" | cut -d' ' -f5) + 1) ))"
+                wal="$(( $(statement_wal_bytes) / ($(echo "$gw" | cut -d' ' -f5) + 1) ))"
             fi
             read -r -a pgb_args <<<"$pgb"
             local extra=()
@@ -220,8 +237,9 @@ if [ -f "$out" ]; then cp "$out" "$earlier"; else : >"$earlier"; fi
     echo "loopback. pgbench: the gateway's own SQL call as its role (\`-M prepared\`). Floor: the plainest SQL"
     echo "returning the same JSON, as the superuser (no row-level security; GET /lots checks the credential by"
     echo "key id and HMAC, the other floors none). Latencies in ms;"
-    echo "gw/pg = gateway req/s ÷ pgbench tps; fn/floor = pgbench p50 ÷ floor p50; WAL = bytes written per"
-    echo "request (write routes). Errors: non-2xx answers and socket errors (wrk), failed transactions (pgbench)."
+    echo "gw/pg = gateway req/s ÷ pgbench tps; fn/floor = pgbench p50 ÷ floor p50; WAL = bytes the gateway's"
+    echo "statements wrote per request (write routes; pg_stat_statements, commit records not included)."
+    echo "Errors: non-2xx answers and socket errors (wrk), failed transactions (pgbench)."
     echo
     echo "Gateway peak resident memory: ${peak_rss[*]}."
     echo

@@ -5,6 +5,7 @@
 #                                locales) and the en_US.UTF-8 locale (the tests' second database uses it)
 #   sql/dev/cluster.sh start     install, create the cluster if missing, start it if not running
 #   sql/dev/cluster.sh stop      stop it
+#   sql/dev/cluster.sh restart   stop it and start it (a setting read only at start: make bench's)
 #   sql/dev/cluster.sh url [db] [login]  print the URL of a database (default: ingest) for a login
 #                                       (default: the superuser postgres)
 #
@@ -89,6 +90,13 @@ start() {
         as_owner "$bin/createdb" -h "$pg_dir/run" -p "$port" -U postgres ingest
 }
 
+# Restarts a running cluster (a setting that only takes effect at start, such as
+# shared_preload_libraries); starts a stopped one.
+restart() {
+    stop
+    start
+}
+
 stop() {
     [ -f "$pg_dir/data/PG_VERSION" ] || return 0
     as_owner "$bin/pg_ctl" -D "$pg_dir/data" -w -m fast stop >/dev/null 2>&1 || true
@@ -98,6 +106,7 @@ case "${1:-}" in
     install) install ;;
     start) start ;;
     stop) stop ;;
+    restart) restart ;;
     url) echo "postgres://${3:-postgres}@127.0.0.1:$port/${2:-ingest}" ;;
-    *) echo "usage: $0 install|start|stop|url [db]" >&2; exit 2 ;;
+    *) echo "usage: $0 install|start|stop|restart|url [db]" >&2; exit 2 ;;
 esac
