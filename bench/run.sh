@@ -121,7 +121,7 @@ bench_size() {
     local db="bench_$size"
     admin_url="$("$cluster" url "$db" postgres)"
     local gateway_url; gateway_url="$("$cluster" url "$db" ingest_gateway)"
-    psql "$("$cluster" url postgres postgres)" -XqAt -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db"
+    psql "$cluster_url" -XqAt -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db"
     DATABASE_URL="$admin_url" LOG_LEVEL=warn "$ingest" migrate
     psql "$admin_url" -XAtq -v ON_ERROR_STOP=1 -c "CREATE SCHEMA bench" \
         -c "CREATE EXTENSION pg_stat_statements SCHEMA bench" -c "ALTER DATABASE $db SET pg_stat_statements.track = 'top'"
