@@ -3,7 +3,7 @@
 #   make run    local cluster under .pg/ (unless DATABASE_URL is set), migrate, seed a demo
 #               operator, print a working credential and curl line, serve on 127.0.0.1:8080
 #   make bench  the gateway and its SQL against PostgreSQL's own limit (wrk, pgbench), written to
-#               bench/RESULTS.md; `cargo bench` for the pure hot paths (BENCH_DURATION, BENCH_SIZES)
+#               bench/RESULTS.md; `cargo bench` for the pure hot paths (BENCH_DURATION, BENCH_ROUNDS, BENCH_SIZES)
 #   make test   every test layer: rustfmt and clippy, pgTAP (pg_prove, twice for body files: C and
 #               en_US locales), plpgsql_check, cargo tests, the OpenAPI meta-schema check, schemathesis
 

@@ -13,14 +13,32 @@
 # Rate limits are lifted for the run (RATE_LIMITS=off) and the results say so. The gateway's peak
 # resident memory is read from /proc at the end of each size.
 #
-# Settings: BENCH_DURATION (seconds per run, default 5), BENCH_SIZES (default "small large"),
-# BENCH_CONNECTIONS (default "1 16 64"), BENCH_OUT (default bench/RESULTS.md).
+# The gateway and pgbench are compared in alternating rounds (wrk, then pgbench, then the floor,
+# BENCH_ROUNDS times over): this machine's speed drifts by 10-30 % from one run of a few seconds to
+# the next, and rounds spread that drift over both sides instead of handing it to one. Every side is
+# measured warm: wrk runs one unmeasured second before the first round (the gateway's sessions
+# prepare the route's statement), and pgbench, whose sessions are new each round, runs a second
+# longer and only its last BENCH_DURATION ÷ BENCH_ROUNDS seconds are counted (from its
+# per-transaction log). A row: req/s the mean of the rounds, p50 their median, p99 their highest,
+# errors their sum. After the routes, an unchanged lot PUT and a GET of the lot are interleaved in
+# one pgbench run at one connection: the same seconds for both, which the target comparing them needs.
+#
+# Settings: BENCH_DURATION (seconds each side is measured on a route, in all; default 6),
+# BENCH_ROUNDS (default 3; each round measures BENCH_DURATION ÷ BENCH_ROUNDS whole seconds),
+# BENCH_SIZES (default "small large"), BENCH_CONNECTIONS (default "1 16 64"), BENCH_OUT (default
+# bench/RESULTS.md).
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cluster="$root/sql/dev/cluster.sh"
 pg_bin="${PG_BIN:-/usr/lib/postgresql/15/bin}"
-duration="${BENCH_DURATION:-5}"
+duration="${BENCH_DURATION:-6}"
+rounds="${BENCH_ROUNDS:-3}"
+if ! [[ "$duration" =~ ^[0-9]+$ && "$rounds" =~ ^[1-9][0-9]*$ ]] || [ "$duration" -lt "$rounds" ]; then
+    echo "BENCH_DURATION and BENCH_ROUNDS must be whole numbers, BENCH_DURATION at least BENCH_ROUNDS" >&2
+    exit 1
+fi
+window=$(( duration / rounds ))   # seconds measured in one round
 sizes="${BENCH_SIZES:-small large}"
 connections="${BENCH_CONNECTIONS:-1 16 64}"
 out="${BENCH_OUT:-$root/bench/RESULTS.md}"
@@ -61,11 +79,12 @@ ingest="$root/target/release/ingest"
 # The p-th percentile (0-100) of the numbers on stdin, one per line.
 percentile() { sort -n | awk -v p="$1" '{ v[NR] = $1 } END { i = int((NR * p + 99) / 100); if (i < 1) i = 1; print v[i] + 0 }'; }
 
-# wrk at $1 connections with the request of the BENCH_* environment: "req/s p50_ms p99_ms errors requests".
+# wrk for $2 seconds at $1 connections with the request of the BENCH_* environment:
+# "req/s p50_ms p99_ms errors requests".
 run_wrk() {
-    local c="$1" threads=2
+    local c="$1" seconds="$2" threads=2
     [ "$c" -lt 2 ] && threads=1
-    wrk -t"$threads" -c"$c" -d"${duration}s" --latency -s "$root/bench/wrk/request.lua" "http://127.0.0.1:$port" \
+    wrk -t"$threads" -c"$c" -d"${seconds}s" --latency -s "$root/bench/wrk/request.lua" "http://127.0.0.1:$port" \
         >"$work/wrk.out" 2>&1 || true
     awk '
         function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
@@ -79,23 +98,40 @@ run_wrk() {
               printf "%.0f %.3f %.3f %d %d\n", rps, p50, p99, errors, total }' "$work/wrk.out"
 }
 
-# pgbench at $1 connections of script $2 on $3 (URL), further arguments passed on:
-# "tps p50_ms p99_ms errors transactions".
+# pgbench at $1 connections of the scripts and arguments that follow ("-f …" among them) on $2 (URL),
+# measured warm: it runs one second more than a round and only the transactions that ended in the
+# last $window seconds count. Its per-transaction log is left in $work/pgb.* (the fields:
+# client, transaction, latency in µs, script, end in s and µs) and the counted lines in
+# $work/pgb.counted. Prints "tps p50_ms p99_ms errors transactions".
 run_pgbench() {
-    local c="$1" script="$2" url="$3"; shift 3
+    local c="$1" url="$2"; shift 2
     local threads=2
     [ "$c" -lt 2 ] && threads=1
     rm -f "$work"/pgb.*
-    "$pg_bin/pgbench" -n -M prepared -c "$c" -j "$threads" -T "$duration" -f "$script" -l --log-prefix="$work/pgb" \
+    "$pg_bin/pgbench" -n -M prepared -c "$c" -j "$threads" -T "$(( window + 1 ))" -l --log-prefix="$work/pgb" \
         "$@" "$url" >"$work/pgbench.out" 2>&1 || true
-    local p50 p99 tps failed total
-    p50="$(cat "$work"/pgb.* 2>/dev/null | awk '{ print $3 / 1000 }' | percentile 50)"
-    p99="$(cat "$work"/pgb.* 2>/dev/null | awk '{ print $3 / 1000 }' | percentile 99)"
-    tps="$(awk '/^tps = / { print $3; exit }' "$work/pgbench.out")"
+    cat "$work"/pgb.* 2>/dev/null | awk -v window="$window" '
+        { end_us = $5 * 1000000 + $6; line[NR] = $0; ended[NR] = end_us; if (end_us > last) last = end_us }
+        END { for (i = 1; i <= NR; i++) if (ended[i] > last - window * 1000000) print line[i] }' >"$work/pgb.counted"
+    local p50 p99 tps failed counted
+    counted="$(wc -l <"$work/pgb.counted")"
+    p50="$(awk '{ print $3 / 1000 }' "$work/pgb.counted" | percentile 50)"
+    p99="$(awk '{ print $3 / 1000 }' "$work/pgb.counted" | percentile 99)"
+    tps="$(awk -v n="$counted" -v window="$window" 'BEGIN { printf "%.0f", n / window }')"
     failed="$(awk '/number of failed transactions/ { print $5 }' "$work/pgbench.out")"
-    total="$(awk '/number of transactions actually processed/ { print $6 }' "$work/pgbench.out")"
     grep -q "aborted\|error" "$work/pgbench.out" && failed="${failed:-0}+aborted"
-    printf "%.0f %.3f %.3f %s %s\n" "${tps:-0}" "${p50:-0}" "${p99:-0}" "${failed:-0}" "${total:-0}"
+    printf "%s %.3f %.3f %s %s\n" "${tps:-0}" "${p50:-0}" "${p99:-0}" "${failed:-0}" "${counted:-0}"
+}
+
+# The rounds' "rate p50 p99 errors count" lines (one argument each) as one: the mean rate, the
+# median p50, the highest p99, the errors and counts added up ("+aborted" kept if any round says it).
+combine_rounds() {
+    local p50 aborted=""
+    p50="$(printf '%s\n' "$@" | awk '{ print $2 }' | percentile 50)"
+    [[ "$*" == *aborted* ]] && aborted="+aborted"
+    printf '%s\n' "$@" | awk -v p50="$p50" -v aborted="$aborted" '
+        { rate += $1; if ($3 > p99) p99 = $3; errors += $4; count += $5 }
+        END { printf "%.0f %.3f %.3f %d%s %d\n", rate / NR, p50, p99, errors, aborted, count }'
 }
 
 # The WAL the gateway's statements wrote in this database since the last reset.
@@ -110,6 +146,7 @@ statement_wal_bytes() {
 
 rows=()   # the table's rows, across sizes
 peak_rss=()
+interleaved=()   # "size: PUT p50 / GET p50" (ms)
 
 bench_size() {
     local size="$1" lots bookings small
@@ -143,9 +180,12 @@ bench_size() {
     # once with another capacity and once back with lot.json, which keeps that text's digest. "other
     # text" is the same values spaced otherwise: the full check runs and answers unchanged.
     sed 's/, "/,  "/g' "$work/lot.json" >"$work/lot_other_text.json"
-    psql "$admin_url" -XAtq -v ON_ERROR_STOP=1 -v body="$(cat "$work/lot.json")" -v auth="$auth" >/dev/null <<<"
-        SELECT api.lot_put(:'auth', 'lot-000002', jsonb_set(:'body', '{capacity}', to_jsonb((:'body'::jsonb ->> 'capacity')::integer + 1))::text, false);
-        SELECT api.lot_put(:'auth', 'lot-000002', :'body', false);"
+    lot_json_written_last() {
+        psql "$admin_url" -XAtq -v ON_ERROR_STOP=1 -v body="$(cat "$work/lot.json")" -v auth="$auth" >/dev/null <<<"
+            SELECT api.lot_put(:'auth', 'lot-000002', jsonb_set(:'body', '{capacity}', to_jsonb((:'body'::jsonb ->> 'capacity')::integer + 1))::text, false);
+            SELECT api.lot_put(:'auth', 'lot-000002', :'body', false);"
+    }
+    lot_json_written_last
     answer_file "SELECT ((body -> 'lots' -> 0 -> 'rates') - 'channel')::text FROM api.lots_get('$auth', 'lot-000001', 1)" rates.json
     answer_file "SELECT jsonb_build_object('blocked_periods', jsonb_agg(p - 'overlapping_bookings'))::text
                    FROM api.lot_blocked_periods_get('$auth', 'lot-000001') AS g,
@@ -188,35 +228,55 @@ bench_size() {
         IFS='|' read -r name method path body pgb floor writes <<<"$scenario"
         for c in $connections; do
             echo "$size: $name at $c" >&2
-            local gw pg fl wal="" body_file=""
+            local gw pg fl wal="" body_file="" round wal_bytes=0 gw_rounds=() pg_rounds=() fl_rounds=()
             [ -n "$body" ] && body_file="$work/$body"
-            # Vacuum and analyze first: the route starts on clean tables, whatever an earlier route
-            # (the changing PUT's dead rows and 512 lots) left.
-            [ "$writes" = write ] && psql "$admin_url" -XqAt -c "VACUUM ANALYZE" && statement_wal_reset
-            gw="$(BENCH_METHOD="$method" BENCH_PATH="$path" BENCH_AUTHORIZATION="$auth" BENCH_BODY_FILE="$body_file" \
-                  BENCH_FOLLOW="$([[ "$path" == /v1/bookings* ]] && echo next)" \
-                  BENCH_CHANGING="$([[ "$path" == *"{lot}"* ]] && echo capacity)" \
-                  BENCH_EXPECT="$([[ "$writes" == refused* ]] && echo "${writes#refused }")" run_wrk "$c")"
-            if [ "$writes" = write ]; then
-                wal="$(( $(statement_wal_bytes) / ($(echo "$gw" | cut -d' ' -f5) + 1) ))"
-            fi
             read -r -a pgb_args <<<"$pgb"
             local extra=()
             [ -n "$body" ] && extra=(-D "body=$(cat "$work/$body")")
-            # (none for a refusal: pgbench ends a client at its first error)
-            pg="- - - - -"
-            if [ -n "$pgb" ]; then
-                pg="$(run_pgbench "$c" "$root/bench/pgbench/${pgb_args[0]}" "$gateway_url" -D "auth=$auth" "${extra[@]}" "${pgb_args[@]:1}")"
-            fi
-            fl="- - - - -"
-            if [ -n "$floor" ]; then
-                read -r -a floor_args <<<"$floor"
-                fl="$(run_pgbench "$c" "$root/bench/floor/${floor_args[0]}" "$admin_url" -D "operator=$operator" \
-                          -D "key=${bearer%%.*}" -D "secret=${bearer#*.}" "${floor_args[@]:1}")"
+            local floor_args=()
+            [ -n "$floor" ] && read -r -a floor_args <<<"$floor"
+            # wrk with this route's request, for $1 seconds.
+            gateway_run() {
+                BENCH_METHOD="$method" BENCH_PATH="$path" BENCH_AUTHORIZATION="$auth" BENCH_BODY_FILE="$body_file" \
+                BENCH_FOLLOW="$([[ "$path" == /v1/bookings* ]] && echo next)" \
+                BENCH_CHANGING="$([[ "$path" == *"{lot}"* ]] && echo capacity)" \
+                BENCH_EXPECT="$([[ "$writes" == refused* ]] && echo "${writes#refused }")" run_wrk "$c" "$1"
+            }
+            # Vacuum and analyze first: the route starts on clean tables, whatever an earlier route
+            # (the changing PUT's dead rows and 512 lots) left. Then the unmeasured second.
+            [ "$writes" = write ] && psql "$admin_url" -XqAt -c "VACUUM ANALYZE"
+            gateway_run 1 >/dev/null
+            for round in $(seq "$rounds"); do
+                [ "$writes" = write ] && statement_wal_reset
+                gw_rounds+=("$(gateway_run "$window")")
+                [ "$writes" = write ] && wal_bytes=$(( wal_bytes + $(statement_wal_bytes) ))
+                # (no pgbench for a refusal: pgbench ends a client at its first error)
+                [ -n "$pgb" ] && pg_rounds+=("$(run_pgbench "$c" "$gateway_url" -f "$root/bench/pgbench/${pgb_args[0]}" \
+                                                    -D "auth=$auth" "${extra[@]}" "${pgb_args[@]:1}")")
+                [ -n "$floor" ] && fl_rounds+=("$(run_pgbench "$c" "$admin_url" -f "$root/bench/floor/${floor_args[0]}" \
+                                                      -D "operator=$operator" -D "key=${bearer%%.*}" -D "secret=${bearer#*.}" \
+                                                      "${floor_args[@]:1}")")
+            done
+            gw="$(combine_rounds "${gw_rounds[@]}")"
+            pg="- - - - -"; fl="- - - - -"
+            [ -n "$pgb" ] && pg="$(combine_rounds "${pg_rounds[@]}")"
+            [ -n "$floor" ] && fl="$(combine_rounds "${fl_rounds[@]}")"
+            if [ "$writes" = write ]; then
+                local requests; requests="$(echo "$gw" | cut -d' ' -f5)"
+                wal="$(( wal_bytes / (requests > 0 ? requests : 1) ))"
             fi
             rows+=("$size|$name|$c|$gw|$pg|$fl|$wal")
         done
     done
+    # An unchanged lot PUT against a GET of the lot: both scripts in one pgbench run at one connection,
+    # interleaved at random, so that both are measured in the same seconds.
+    echo "$size: PUT lot, unchanged and GET one lot, interleaved" >&2
+    lot_json_written_last
+    window="$duration" run_pgbench 1 "$gateway_url" -D "auth=$auth" \
+        -f "$root/bench/pgbench/lot_put.sql" -D lot=lot-000002 -D "body=$(cat "$work/lot.json")" \
+        -f "$root/bench/pgbench/lots_page.sql" -D after=lot-000001 -D limit=1 >/dev/null
+    script_p50() { awk -v script="$1" '$4 == script { print $3 / 1000 }' "$work/pgb.counted" | percentile 50; }
+    interleaved+=("$size: $(script_p50 0) / $(script_p50 1)")
     peak_rss+=("$size: $(awk '/VmHWM/ { printf "%.1f MiB", $2 / 1024 }' "/proc/$gateway_pid/status")")
     kill "$gateway_pid"; wait "$gateway_pid" 2>/dev/null || true; gateway_pid=""
 }
@@ -232,16 +292,20 @@ if [ -f "$out" ]; then cp "$out" "$earlier"; else : >"$earlier"; fi
     echo "# Benchmark results"
     echo
     echo "Written by \`make bench\` (bench/run.sh) on $(date -u +%Y-%m-%d), commit $(git -C "$root" rev-parse --short HEAD),"
-    echo "$(nproc) cores, $(psql "$admin_url" -XAtqc 'SHOW server_version'), ${duration} s per run. **Rate limits"
+    echo "$(nproc) cores, $(psql "$admin_url" -XAtqc 'SHOW server_version'), each side measured ${duration} s on a route,"
+    echo "in $rounds alternating rounds of $window s (see bench/run.sh). **Rate limits"
     echo "lifted for the run (RATE_LIMITS=off).** Gateway: release build, pool of 64, request log at warn; wrk over"
     echo "loopback. pgbench: the gateway's own SQL call as its role (\`-M prepared\`). Floor: the plainest SQL"
     echo "returning the same JSON, as the superuser (no row-level security; GET /lots checks the credential by"
-    echo "key id and HMAC, the other floors none). Latencies in ms;"
+    echo "key id and HMAC, the other floors none). req/s and tps: the rounds' mean; latencies in ms, p50 the"
+    echo "rounds' median, p99 the highest of the rounds';"
     echo "gw/pg = gateway req/s ÷ pgbench tps; fn/floor = pgbench p50 ÷ floor p50; WAL = bytes the gateway's"
     echo "statements wrote per request (write routes; pg_stat_statements, commit records not included)."
     echo "Errors: non-2xx answers and socket errors (wrk), failed transactions (pgbench)."
     echo
     echo "Gateway peak resident memory: ${peak_rss[*]}."
+    echo
+    echo "PUT lot, unchanged / GET one lot, interleaved in one pgbench run at one connection (p50, ms): ${interleaved[*]}."
     echo
     echo "| size | route | conns | gateway req/s | p50 | p99 | errors | pgbench tps | p50 | p99 | errors | gw/pg | floor tps | floor p50 | fn/floor | WAL B/req |"
     echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
