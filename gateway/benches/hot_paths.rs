@@ -13,7 +13,10 @@
 //!   a new key each time, in a map below its bound and in one held at the spec's bound of 100 000
 //!   buckets (eviction amortised in); one GET's whole admission (`Admission`: the source's bucket,
 //!   the credential's, the `RateLimit` headers);
-//! - `signature`: the webhook `Service-Signature` header (HMAC-SHA256) of a typical event body.
+//! - `signature`: the webhook `Service-Signature` header (HMAC-SHA256) of a typical event body;
+//! - `write_line`: a write's log line read off the report the database answered
+//!   (`telemetry::WriteLine::from_report`), for a lot and for a closure list of 100 periods (the
+//!   report repeats every period: ~10 KB, of which the line needs a few keys).
 //!
 //! Run with `cargo bench -p gateway --bench hot_paths` (under a minute on 2 cores); a name filter
 //! narrows it, e.g. `cargo bench -p gateway --bench hot_paths -- query/`.
@@ -30,6 +33,7 @@ use gateway::query;
 use gateway::ratelimit::{BucketId, BucketKind, Limits, Rate, RateLimiter, Reservation, Subject};
 use gateway::response;
 use gateway::routes::{self, Route};
+use gateway::telemetry::WriteLine;
 use gateway::webhooks::signature;
 use http::{HeaderMap, Method, StatusCode};
 
@@ -233,6 +237,34 @@ fn signing(c: &mut Criterion) {
     group.finish();
 }
 
+fn write_lines(c: &mut Criterion) {
+    let mut group = c.benchmark_group("write_line");
+    let lot = r#"{"lot": {"city": "Paris", "name": "Car park 2", "media": {"heroUrl": "https://img.example/2.jpg"}, "arrival": {"entrance": "Gate 2"}, "capacity": 53, "features": ["cameras", "indoor"], "handover": "self", "latitude": "48.002", "timezone": "Europe/Paris", "longitude": "2.002", "external_id": "lot-000002", "cancellation": null, "country_code": "FR", "max_stay_days": 30, "min_stay_days": 1, "online_bookable": true, "min_advance_days": 0}, "result": "updated", "changed": ["capacity"], "external_id": "lot-000002", "listing_review_superseded": false}"#;
+    let periods: Vec<String> = (0..100)
+        .map(|i| {
+            format!(
+                r#"{{"reason": "Works {i}", "ends_on": "2024-{:02}-07", "starts_on": "2024-{:02}-01", "overlapping_bookings": {}}}"#,
+                i % 12 + 1,
+                i % 12 + 1,
+                700 + i
+            )
+        })
+        .collect();
+    let closures = format!(
+        r#"{{"added": 0, "result": "unchanged", "removed": 0, "external_id": "lot-000001", "blocked_periods": [{}]}}"#,
+        periods.join(", ")
+    );
+    for (name, route, report) in [
+        ("lot", "/lots/{external_id}", lot.to_string()),
+        ("100 blocked periods", "/lots/{external_id}/blocked-periods", closures),
+    ] {
+        group.bench_function(format!("{name} ({} bytes)", report.len()), |b| {
+            b.iter(|| WriteLine::from_report(black_box("r1"), Some("pk_api_1"), route, black_box(report.as_bytes())))
+        });
+    }
+    group.finish();
+}
+
 fn short() -> Criterion {
     Criterion::default()
         .warm_up_time(Duration::from_millis(300))
@@ -243,6 +275,6 @@ fn short() -> Criterion {
 criterion_group! {
     name = hot_paths;
     config = short();
-    targets = routing, query_parsing, error_mapping, rate_limiting, signing
+    targets = routing, query_parsing, error_mapping, rate_limiting, signing, write_lines
 }
 criterion_main!(hot_paths);

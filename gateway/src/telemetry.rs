@@ -6,11 +6,13 @@
 //! (start, stop, faults outside a request) go through `tracing`, also as JSON lines. No line ever
 //! carries a secret, an Authorization header, a body or a database message.
 
+use std::collections::HashMap;
 use std::io::Write as _;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::log_writer::{self, LogWriter, WriterGuard};
 
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
@@ -120,19 +122,25 @@ pub struct WriteLine;
 
 impl WriteLine {
     pub fn from_report(request_id: &str, key_id: Option<&str>, route: &str, report: &[u8]) -> Option<Value> {
-        let report: Value = serde_json::from_slice(report).ok()?;
+        // The report's members are read as raw text, and only the few the line needs are parsed:
+        // the rest (the lot, or every closure period: ~10 KB for 100) is checked as JSON but never
+        // built into values: 65 → 10 µs for a closure list of 100
+        // (`cargo bench -p gateway --bench hot_paths -- write_line`).
+        let members: HashMap<String, &RawValue> = serde_json::from_slice(report).ok()?;
+        let value = |key: &str| members.get(key).and_then(|raw| serde_json::from_str::<Value>(raw.get()).ok());
+        let flag = |key: &str| value(key).and_then(|v| v.as_bool()).unwrap_or(false);
         let mut line = json!({
             "message": "write",
             "request_id": request_id,
             "key_id": key_id,
             "route": route,
-            "result": report.get("result")?,
-            "review_voided": report.get("listing_review_superseded").and_then(Value::as_bool).unwrap_or(false),
-            "dry_run": report.get("dry_run").and_then(Value::as_bool).unwrap_or(false),
+            "result": value("result")?,
+            "review_voided": flag("listing_review_superseded"),
+            "dry_run": flag("dry_run"),
         });
         for key in ["changed", "added", "removed", "envelope_widened"] {
-            if let Some(value) = report.get(key) {
-                line[key] = value.clone();
+            if let Some(value) = value(key) {
+                line[key] = value;
             }
         }
         Some(line)
@@ -229,6 +237,13 @@ mod tests {
         assert_eq!(line["dry_run"], true);
         assert_eq!(line["key_id"], Value::Null);
         assert!(!line.to_string().contains("Private reason"));
+    }
+
+    #[test]
+    fn a_report_that_is_not_an_object_with_a_result_gives_no_write_line() {
+        for report in [r#"{"external_id":"x","changed":[]}"#, "[]", "not json", r#"{"result":"updated""#] {
+            assert_eq!(WriteLine::from_report("r1", None, "/lots/{external_id}", report.as_bytes()), None, "{report}");
+        }
     }
 
     #[test]
