@@ -223,25 +223,23 @@ bench_size() {
         "GET /bookings (200, following next)|GET|/v1/bookings?limit=200||bookings_page.sql -D next=none -D limit=200|bookings_page.sql -D limit=200 -D at=-infinity -D ref=none|"
         "GET /bookings (500, following next)|GET|/v1/bookings?limit=500||bookings_page.sql -D next=none -D limit=500|bookings_page.sql -D limit=500 -D at=-infinity -D ref=none|"
     )
-    local scenario name method path body pgb floor writes c
+    local scenario name method path body pgb floor writes c body_file pgb_args extra floor_args
+    # wrk at $c connections with the route's request, for $1 seconds.
+    gateway_run() {
+        BENCH_METHOD="$method" BENCH_PATH="$path" BENCH_AUTHORIZATION="$auth" BENCH_BODY_FILE="$body_file" \
+        BENCH_FOLLOW="$([[ "$path" == /v1/bookings* ]] && echo next)" \
+        BENCH_CHANGING="$([[ "$path" == *"{lot}"* ]] && echo capacity)" \
+        BENCH_EXPECT="$([[ "$writes" == refused* ]] && echo "${writes#refused }")" run_wrk "$c" "$1"
+    }
     for scenario in "${scenarios[@]}"; do
         IFS='|' read -r name method path body pgb floor writes <<<"$scenario"
+        body_file=""; extra=(); floor_args=()
+        [ -n "$body" ] && body_file="$work/$body" && extra=(-D "body=$(cat "$body_file")")
+        read -r -a pgb_args <<<"$pgb"
+        [ -n "$floor" ] && read -r -a floor_args <<<"$floor"
         for c in $connections; do
             echo "$size: $name at $c" >&2
-            local gw pg fl wal="" body_file="" round wal_bytes=0 gw_rounds=() pg_rounds=() fl_rounds=()
-            [ -n "$body" ] && body_file="$work/$body"
-            read -r -a pgb_args <<<"$pgb"
-            local extra=()
-            [ -n "$body" ] && extra=(-D "body=$(cat "$work/$body")")
-            local floor_args=()
-            [ -n "$floor" ] && read -r -a floor_args <<<"$floor"
-            # wrk with this route's request, for $1 seconds.
-            gateway_run() {
-                BENCH_METHOD="$method" BENCH_PATH="$path" BENCH_AUTHORIZATION="$auth" BENCH_BODY_FILE="$body_file" \
-                BENCH_FOLLOW="$([[ "$path" == /v1/bookings* ]] && echo next)" \
-                BENCH_CHANGING="$([[ "$path" == *"{lot}"* ]] && echo capacity)" \
-                BENCH_EXPECT="$([[ "$writes" == refused* ]] && echo "${writes#refused }")" run_wrk "$c" "$1"
-            }
+            local gw pg fl wal="" round wal_bytes=0 gw_rounds=() pg_rounds=() fl_rounds=()
             # Vacuum and analyze first: the route starts on clean tables, whatever an earlier route
             # (the changing PUT's dead rows and 512 lots) left. Then the unmeasured second.
             [ "$writes" = write ] && psql "$admin_url" -XqAt -c "VACUUM ANALYZE"

@@ -27,7 +27,7 @@ peak_rss="$(sed -n 's/^Gateway peak resident memory: \(.*\)\.$/\1/p' "$results")
 # 6 s on a route"; before rounds, "…, 5 s per run").
 duration="$(grep -o -m1 -e 'measured [0-9]* s on a route' -e '[0-9]* s per run' "$results" | grep -o "[0-9]*" | head -1 || true)"
 # "small: 0.29 / 0.33 large: 0.27 / 0.31": an unchanged lot PUT / a GET of the lot, p50 in ms,
-# interleaved in one pgbench run (absent from runs before it was measured so).
+# interleaved in one pgbench run (runs before it was measured so have no such line, and no such row).
 interleaved="$(sed -n 's/^PUT lot, unchanged \/ GET one lot, interleaved .*(p50, ms): \(.*\)\.$/\1/p' "$results")"
 
 { table_rows "$results" | sed 's/^/now|/'; table_rows "$earlier" | sed 's/^/was|/'; } |
@@ -86,13 +86,6 @@ interleaved="$(sed -n 's/^PUT lot, unchanged \/ GET one lot, interleaved .*(p50,
         for (p = 1; p + 3 <= pairs; p += 4)
             printf "| PUT unchanged costs no more than a GET of the lot (interleaved, one connection) | %s | PUT lot, unchanged | %s ms (GET %s ms) | %s |\n",
                 substr(pair[p], 1, length(pair[p]) - 1), ms(pair[p + 1]), ms(pair[p + 3]), met(pair[p + 1] <= pair[p + 3])
-        for (s = 1; s <= 2 && !pairs; s++) {
-            sz = s == 1 ? "small" : "large"
-            put = key(sz, "PUT lot, unchanged", 1); get = key(sz, "GET one lot", 1)
-            if (put in pg_p50 && get in pg_p50)
-                printf "| PUT unchanged costs no more than a GET of the lot | %s | PUT lot, unchanged | %s ms (GET %s ms) | %s |\n",
-                    sz, ms(pg_p50[put]), ms(pg_p50[get]), met(pg_p50[put] <= pg_p50[get])
-        }
         k = key("large", "PUT blocked periods (100), unchanged", 1)
         if (k in pg_p50)
             printf "| PUT of 100 blocked periods, lot of 100 000 bookings, ≤ 10 ms | large | %s | %s ms | %s |\n",
