@@ -3,7 +3,7 @@
 -- a 500; trimming and "first in byte order" do not depend on the database's locale (this file also
 -- runs in a database of locale en_US.UTF-8: see pgtap/run.sh).
 BEGIN;
-SELECT plan(46);
+SELECT plan(63);
 SELECT tests.lend_temporary_to_project_roles();
 
 CREATE TEMP TABLE fx AS
@@ -116,6 +116,51 @@ SELECT is(tests.error_detail(format('SELECT platform.booking_record(%L, %L::json
 SELECT is(tests.error_detail(format('SELECT platform.booking_record(%L, %L::jsonb)', operator,
                                     tests.booking_body('lot-1', jsonb_build_object('parking_days', pg_temp.digits(20000)::numeric))))
           , 'parking_days', 'booking parking_days of 20 000 digits is refused naming parking_days') FROM fx;
+
+-- Numbers written with an exponent beyond ±20 --------------------------------------------------------
+-- PostgreSQL writes numbers out in full: 64 KiB of 1e130000 would be gigabytes of text. Such a number is
+-- out of every range: invalid_body naming the top-level member, before any other rule reads the body.
+
+SELECT is(pg_temp.lot_with(', "latitude": 1e21, "longitude": 0'), 'PT422 invalid_body latitude',
+          'latitude 1e21: an exponent beyond 20 is out of every range');
+SELECT is(pg_temp.lot_with(', "latitude": 1e20, "longitude": 0'), 'PT422 invalid_coordinates latitude',
+          'latitude 1e20: an exponent of 20 is read, and out of the latitude range');
+SELECT is(pg_temp.lot_with(', "latitude": 4.5e-05, "longitude": 1.2246467991473532e-16'), 'accepted',
+          'small exponents as serializers write them (4.5e-05, 1.22e-16) are read');
+SELECT is(pg_temp.lot_with(', "arrival": {"entrance": "North", "n": 1e-21}'), 'PT422 invalid_body arrival',
+          'an exponent of -21 deep in arrival names arrival');
+SELECT is(pg_temp.lot_with(', "arrival": {"entrance": "North", "n": 1E+0021}'), 'PT422 invalid_body arrival',
+          'leading zeros do not hide an exponent of 21');
+SELECT is(pg_temp.lot_with(', "arrival": {"entrance": "North", "n": 2.5e0020}'), 'accepted',
+          'an exponent of 20 written with leading zeros is read');
+SELECT is(pg_temp.lot_with(', "arrival": {"entrance": "Gate E21 by 1e999 \"1e999\""}'), 'accepted',
+          'exponents inside a string are text, not numbers');
+SELECT is(pg_temp.lot_with(', "zz": 5E+100'), 'PT422 invalid_body zz',
+          'an unknown member holding 5E+100: invalid_body, before the unknown key is looked at');
+SELECT is(pg_temp.lot_with(', "zz": [' || array_to_string(array_fill('1e130000'::text, ARRAY[7000]), ',') || ']'),
+          'PT422 invalid_body zz', '63 KB of 1e130000 (numbers PostgreSQL holds): refused, never written out');
+SELECT is(pg_temp.rates('{"fixed_price": 1e-21}'), 'PT422 invalid_body fixed_price', 'rates: fixed_price 1e-21');
+SELECT is(pg_temp.closures('{"blocked_periods": [{"starts_on": "2026-01-01", "ends_on": "2026-01-01", "n": 1e999}]}'),
+          'PT422 invalid_body blocked_periods', 'closures: an exponent of 999 in an entry names blocked_periods');
+SELECT is(pg_temp.lot('[1e999]'), 'PT422 too_many_lots -', 'an array body is still refused for its shape');
+
+-- A key given twice among thousands of objects: the first in the body is named ------------------------
+
+CREATE FUNCTION pg_temp.entries(p_count integer, p_at integer[], p_entry text) RETURNS text LANGUAGE sql AS $$
+    SELECT string_agg(CASE WHEN i = ANY (p_at) THEN p_entry ELSE '{"starts_on": "2026-01-01", "ends_on": "2026-01-02"}' END, ', ' ORDER BY i)
+      FROM generate_series(0, p_count - 1) AS i;
+$$;
+SELECT is(pg_temp.closures('{"blocked_periods": [' || pg_temp.entries(900, ARRAY[899], '{"reason": "a", "reason": "b"}') || ']}'),
+          'PT422 invalid_blocked_periods blocked_periods[899].reason', 'a key twice in the last of 900 entries');
+SELECT is(pg_temp.closures('{"blocked_periods": [' || pg_temp.entries(900, ARRAY[517, 13], '{"reason": "a", "reason": "b"}') || ']}'),
+          'PT422 invalid_blocked_periods blocked_periods[13].reason', 'of two entries repeating a key, the first');
+SELECT is(pg_temp.closures('{"blocked_periods": [' || pg_temp.entries(900, ARRAY[0], '{"reason": "a", "\u0072eason": "b"}') || ']}'),
+          'PT422 invalid_blocked_periods blocked_periods[0].reason', 'a key twice once its escapes are read');
+SELECT is(pg_temp.closures('{"blocked_periods": [' || pg_temp.entries(900, ARRAY[700], '{"x": {"a": 1, "a": 2}}') || ']}'),
+          'PT422 invalid_blocked_periods blocked_periods', 'a key twice deeper inside an entry names blocked_periods');
+SELECT is(pg_temp.lot_with(', "arrival": {' || (SELECT string_agg(format('"k%s": {"a": %s}', i, i), ', ') FROM generate_series(1, 2000) AS i)
+                           || ', "kz": {"a": 1, "a": 2}}'),
+          'PT422 invalid_body arrival', 'a key twice in the last of 2 000 objects inside arrival');
 
 -- Whatever the locale -----------------------------------------------------------------------------------
 

@@ -6,47 +6,55 @@
 --   a key given twice in any object of the body               -> invalid_body (p_nested_error below
 --                                                                the top level), field as
 --                                                                app.json_first_repeated_key names it
--- The body is first read as `json` (syntax only, duplicate keys kept), so that syntax and content
--- faults are told apart and duplicates can be seen: jsonb keeps only the last of them.
+-- A number out of every range is also one written with an exponent beyond ±20 (1e21, 5E-30): no
+-- field takes such a value, and PostgreSQL writes numbers out in full, so 64 KiB of `1e130000` would
+-- be gigabytes of text to every step that reads the body as text (app.json_exponent_beyond_range).
+-- An array or a scalar body is returned as it is: there is no member to name, so nothing here refuses
+-- it; the caller refuses its shape.
+-- The body is read as jsonb at once; only when that fails is it read as `json` (syntax only), so that
+-- syntax and content faults are told apart.
 CREATE OR REPLACE FUNCTION app.json_body(p_body text, p_nested_error text DEFAULT 'invalid_body')
 RETURNS jsonb
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    v_json json;
     v_body jsonb;
-    v_sent text;
-    v_held text;
+    v_held boolean := true;
+    v_out_of_range record;
     v_repeated record;
 BEGIN
     IF p_body IS NULL THEN
         PERFORM app.refuse(422, 'invalid_json');
     END IF;
     BEGIN
-        v_json := p_body::json;
+        v_body := p_body::jsonb;
     EXCEPTION
         WHEN data_exception OR statement_too_complex OR program_limit_exceeded THEN
-            PERFORM app.refuse(422, 'invalid_json');
+            v_held := false;
     END;
-    BEGIN
-        v_body := v_json::jsonb;
-    EXCEPTION
-        WHEN data_exception OR statement_too_complex OR program_limit_exceeded THEN
-            PERFORM app.refuse(422, 'invalid_body', app.json_member_not_held(p_body));
-    END;
-    -- jsonb keeps one member per key: as many keys as the text gives means none is given twice (the
-    -- walk naming the first repetition is only needed when they differ). In a plain copy every quote
-    -- is a string's own, so a key is a quote followed by a colon; jsonb writes it `"key": `.
-    -- (A colon right after white space anywhere, strings included, sends the count to the regular
-    -- expression; otherwise every key's quote is right before its colon, a plain substring count.)
-    v_sent := app.json_plain(p_body);
-    v_held := app.json_plain(v_body::text);
-    IF (CASE WHEN strpos(v_sent, ' :') + strpos(v_sent, E'\t:') + strpos(v_sent, E'\n:') + strpos(v_sent, E'\r:') = 0
-             THEN (char_length(v_sent) - char_length(replace(v_sent, '":', ''))) / 2
-             ELSE regexp_count(v_sent, '"[ \t\n\r]*:')
-        END) <> (char_length(v_held) - char_length(replace(v_held, '": ', ''))) / 3 THEN
-        SELECT * INTO v_repeated FROM app.json_first_repeated_key(v_json);
+    IF NOT v_held THEN
+        BEGIN
+            PERFORM p_body::json;
+        EXCEPTION
+            WHEN data_exception OR statement_too_complex OR program_limit_exceeded THEN
+                PERFORM app.refuse(422, 'invalid_json');
+        END;
+        PERFORM app.refuse(422, 'invalid_body', app.json_member_not_held(p_body));
+    END IF;
+    IF jsonb_typeof(v_body) <> 'object' THEN
+        RETURN v_body;
+    END IF;
+    IF app.json_exponent_beyond_range(p_body) THEN
+        SELECT * INTO v_out_of_range FROM app.json_member_with_exponent_beyond_range(p_body);
+        IF v_out_of_range.found THEN
+            PERFORM app.refuse(422, 'invalid_body', v_out_of_range.member);
+        END IF;
+    END IF;
+    -- jsonb keeps one member per key: as many keys held as the text gives means none is given twice
+    -- (the search naming the first repetition is only needed when they differ).
+    IF app.json_keys_sent(p_body) <> app.json_keys_held(v_body) THEN
+        SELECT * INTO v_repeated FROM app.json_first_repeated_key(p_body::json, v_body);
         IF v_repeated.field IS NOT NULL THEN
             PERFORM app.refuse(422, CASE WHEN v_repeated.depth = 0 THEN 'invalid_body' ELSE p_nested_error END, v_repeated.field);
         END IF;
@@ -56,54 +64,178 @@ END
 $$;
 REVOKE ALL ON FUNCTION app.json_body(text, text) FROM PUBLIC;
 
--- The first object of a JSON document, in document order, that gives a key twice, and its first
--- repeated key in byte order, named as a refusal's field: at the top level the key itself; in an
--- object that is a top-level member's value `<member>.<key>` (cancellation.penalty_percent_after);
--- in an object that is an element of a top-level array `<member>[<index>].<key>`
--- (blocked_periods[3].reason); anywhere deeper the top-level member alone (arrival). No row when no
--- object repeats a key. depth: 0 for the top level.
-CREATE OR REPLACE FUNCTION app.json_first_repeated_key(p_json json, OUT field text, OUT depth integer)
+-- Whether a JSON text may hold a number written with an exponent beyond ±20: a digit, then e or E,
+-- an optional sign, leading zeros, and 21 or more. Strings are not told apart from numbers here (a
+-- cheap first look; app.json_member_with_exponent_beyond_range tells them apart).
+CREATE OR REPLACE FUNCTION app.json_exponent_beyond_range(p_json text)
+RETURNS boolean
 LANGUAGE sql
 IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    WITH RECURSIVE node (place, depth, member, name, value) AS (
-        SELECT ARRAY[]::bigint[], 0, NULL::text, NULL::text, p_json
-        UNION ALL
-        SELECT n.place || c.n,
-               n.depth + 1,
-               coalesce(n.member, c.key),
-               CASE WHEN n.depth = 0 THEN c.key
-                    WHEN n.depth = 1 AND c.key IS NULL THEN format('%s[%s]', n.member, c.n - 1)
-               END,
-               c.value
-          FROM node AS n
-         CROSS JOIN LATERAL (
-               SELECT e.key, e.n, e.value
-                 FROM json_each(CASE WHEN json_typeof(n.value) = 'object' THEN n.value END) WITH ORDINALITY AS e(key, value, n)
-               UNION ALL
-               SELECT NULL, a.n, a.value
-                 FROM json_array_elements(CASE WHEN json_typeof(n.value) = 'array' THEN n.value END) WITH ORDINALITY AS a(value, n)
-         ) AS c
-         WHERE json_typeof(c.value) IN ('object', 'array'))
-    SELECT CASE WHEN n.depth = 0 THEN r.key
-                WHEN n.name IS NOT NULL THEN n.name || '.' || r.key
-                ELSE n.member
-           END,
-           n.depth
-      FROM node AS n
-     CROSS JOIN LATERAL (
-           SELECT k AS key
-             FROM json_object_keys(n.value) AS k
-            GROUP BY k
-           HAVING count(*) > 1
-            ORDER BY k COLLATE "C"
-            LIMIT 1) AS r
-     WHERE json_typeof(n.value) = 'object'
-     ORDER BY n.place
+    SELECT p_json ~ '[0-9][eE][-+]?0*(2[1-9]|[3-9][0-9]|[1-9][0-9][0-9])';
+$$;
+REVOKE ALL ON FUNCTION app.json_exponent_beyond_range(text) FROM PUBLIC;
+
+-- The first top-level member, in document order, of a JSON object text whose value holds a number
+-- (not a string) written with an exponent beyond ±20, named as sent (found false: none does). Its
+-- plain copy (app.json_plain) is walked: there every quote is a string's own, so removing each
+-- `"…"` leaves the numbers and the structure alone.
+CREATE OR REPLACE FUNCTION app.json_member_with_exponent_beyond_range(p_json text, OUT found boolean, OUT member text)
+LANGUAGE sql
+IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT count(m.key) > 0, (array_agg(app.json_unplain('"' || m.key || '"')::jsonb #>> '{}'))[1]
+      FROM (SELECT m.key
+              FROM json_each(app.json_plain(p_json)::json) WITH ORDINALITY AS m(key, value, n)
+             WHERE app.json_exponent_beyond_range(regexp_replace(m.value::text, '"[^"]*"', '', 'g'))
+             ORDER BY m.n
+             LIMIT 1) AS m;
+$$;
+REVOKE ALL ON FUNCTION app.json_member_with_exponent_beyond_range(text) FROM PUBLIC;
+
+-- How many keys a JSON text gives, repeated ones included. In its plain copy (app.json_plain, taken
+-- only when the text has a backslash) every quote is a string's own, so a key is a quote followed
+-- by white space and a colon. (A colon right after white space anywhere, strings included, sends
+-- the count to the regular expression; otherwise every key's quote is right before its colon, a
+-- plain substring count.)
+CREATE OR REPLACE FUNCTION app.json_keys_sent(p_json text)
+RETURNS integer
+LANGUAGE plpgsql
+IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_plain constant text := CASE WHEN strpos(p_json, '\') > 0 THEN app.json_plain(p_json) ELSE p_json END;
+BEGIN
+    IF strpos(v_plain, ' :') + strpos(v_plain, E'\t:') + strpos(v_plain, E'\n:') + strpos(v_plain, E'\r:') = 0 THEN
+        RETURN (char_length(v_plain) - char_length(replace(v_plain, '":', ''))) / 2;
+    END IF;
+    RETURN regexp_count(v_plain, '"[ \t\n\r]*:');
+END
+$$;
+REVOKE ALL ON FUNCTION app.json_keys_sent(text) FROM PUBLIC;
+
+-- How many keys a jsonb value holds (one per key and object). jsonb writes each key `"key": `;
+-- in the plain copy of that text (taken only when it has a backslash) no string holds a quote.
+CREATE OR REPLACE FUNCTION app.json_keys_held(p_value jsonb)
+RETURNS integer
+LANGUAGE plpgsql
+IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_text constant text := p_value::text;
+    v_plain constant text := CASE WHEN strpos(v_text, '\') > 0 THEN app.json_plain(v_text) ELSE v_text END;
+BEGIN
+    RETURN (char_length(v_plain) - char_length(replace(v_plain, '": ', ''))) / 3;
+END
+$$;
+REVOKE ALL ON FUNCTION app.json_keys_held(jsonb) FROM PUBLIC;
+
+-- The position (from 1) of the first of these JSON texts in which an object gives a key twice; the
+-- caller knows that one does. p_held: the same values as jsonb, in an array in the same order. By
+-- bisection over runs of them: a run's keys as sent (its texts) against its keys held (its slice of
+-- p_held, never parsed again). O(log n) tries, about the whole text once in all.
+CREATE OR REPLACE FUNCTION app.json_first_repeating(p_values text[], p_held jsonb)
+RETURNS integer
+LANGUAGE plpgsql
+IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_low integer := 1;
+    v_high integer := cardinality(p_values);
+    v_middle integer;
+BEGIN
+    WHILE v_low < v_high LOOP
+        v_middle := (v_low + v_high) / 2;
+        IF app.json_keys_sent(array_to_string(p_values[v_low:v_middle], ','))
+           <> app.json_keys_held(jsonb_path_query_array(p_held, '$[$low to $high]',
+                                                         jsonb_build_object('low', v_low - 1, 'high', v_middle - 1))) THEN
+            v_high := v_middle;
+        ELSE
+            v_low := v_middle + 1;
+        END IF;
+    END LOOP;
+    RETURN v_low;
+END
+$$;
+REVOKE ALL ON FUNCTION app.json_first_repeating(text[], jsonb) FROM PUBLIC;
+
+-- The first key, in byte order, that a JSON object gives twice, or NULL.
+CREATE OR REPLACE FUNCTION app.json_own_repeated_key(p_object json)
+RETURNS text
+LANGUAGE sql
+IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT k
+      FROM json_object_keys(CASE WHEN json_typeof(p_object) = 'object' THEN p_object END) AS k
+     GROUP BY k
+    HAVING count(*) > 1
+     ORDER BY k COLLATE "C"
      LIMIT 1;
 $$;
-REVOKE ALL ON FUNCTION app.json_first_repeated_key(json) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.json_own_repeated_key(json) FROM PUBLIC;
+
+-- The first object of a JSON object document, in document order, that gives a key twice, and its
+-- first repeated key in byte order, named as a refusal's field: at the top level the key itself; in
+-- an object that is a top-level member's value `<member>.<key>` (cancellation.penalty_percent_after);
+-- in an object that is an element of a top-level array `<member>[<index>].<key>`
+-- (blocked_periods[3].reason); anywhere deeper the top-level member alone (arrival). field NULL when
+-- the document is not an object. depth: 0 for the top level. Called only on a document in which
+-- some object repeats a key (app.json_body counted them).
+-- The top level comes first in document order; then the first member holding a repetition, found by
+-- bisection (app.json_first_repeating), and in an array value the first such element: a few reads
+-- of the text whatever the number of objects in it.
+CREATE OR REPLACE FUNCTION app.json_first_repeated_key(p_json json, p_held jsonb, OUT field text, OUT depth integer)
+LANGUAGE plpgsql
+IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_keys text[];
+    v_values text[];
+    v_held jsonb;
+    v_member integer;
+    v_value json;
+    v_elements text[];
+    v_element integer;
+BEGIN
+    IF json_typeof(p_json) <> 'object' THEN
+        RETURN;
+    END IF;
+    field := app.json_own_repeated_key(p_json);
+    IF field IS NOT NULL THEN
+        depth := 0;
+        RETURN;
+    END IF;
+    SELECT array_agg(m.key ORDER BY m.n), array_agg(m.value::text ORDER BY m.n), jsonb_agg(p_held -> m.key ORDER BY m.n)
+      INTO v_keys, v_values, v_held
+      FROM json_each(p_json) WITH ORDINALITY AS m(key, value, n);
+    -- (the caller found a repetition, and the top level holds none: a member's value does)
+    v_member := app.json_first_repeating(v_values, v_held);
+    v_value := v_values[v_member]::json;
+    depth := 1;
+    field := v_keys[v_member] || '.' || app.json_own_repeated_key(v_value);
+    IF field IS NOT NULL THEN
+        RETURN;
+    END IF;
+    depth := 2;
+    IF json_typeof(v_value) = 'array' THEN
+        -- (the array holds no object of its own: one of its elements holds the repetition)
+        -- (in the order the array gives them: a lone function scan returns its rows as the function
+        -- gives them; sorting thousands of elements again by their ordinality cost more than the search)
+        v_elements := ARRAY(SELECT e.value::text FROM json_array_elements(v_value) AS e(value));
+        v_element := app.json_first_repeating(v_elements, p_held -> v_keys[v_member]);
+        field := v_keys[v_member] || '[' || (v_element - 1) || '].' || app.json_own_repeated_key(v_elements[v_element]::json);
+    END IF;
+    field := coalesce(field, v_keys[v_member]);
+END
+$$;
+REVOKE ALL ON FUNCTION app.json_first_repeated_key(json, jsonb) FROM PUBLIC;
 
 -- A JSON text with every backslash escape spelled out without a backslash, reversibly: `~` itself
 -- first becomes `~0`, then `\\` `~1`, `\"` `~2`, any other `\` `~3` (escapes are read left to right, as
