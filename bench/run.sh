@@ -194,6 +194,12 @@ bench_size() {
     # naming it, after the search for that member (the slowest refusal of a body).
     awk 'BEGIN { printf "{\"name\": \"Refused\", \"arrival\": {"; for (i = 0; i < 3700; i++) printf "%s\"k%d\": \"v%d\"", (i ? ", " : ""), i, i
                  printf "}, \"zz\": \"\\u0000\"}" }' >"$work/refused_64k.json"
+    # Two more of the slowest refusals (bench/FINDINGS.md, "Any 64 KiB body"): numbers PostgreSQL
+    # writes out in full (1e1000: 1 001 digits each), and a key given twice in the last of 6 500 objects.
+    awk 'BEGIN { printf "{\"name\": \"Refused\", \"zz\": ["; for (i = 0; i < 9000; i++) printf "%s1e1000", (i ? "," : ""); printf "]}" }' \
+        >"$work/refused_exponents.json"
+    awk 'BEGIN { printf "{\"name\": \"Refused\", \"zz\": ["; for (i = 0; i < 6500; i++) printf "{\"a\": 1}, "
+                 printf "{\"a\": 1, \"a\": 2}]}" }' >"$work/refused_repeated_key.json"
     local changing='{"name":"Bench put","timezone":"Europe/Paris","handover":"self","online_bookable":false,"capacity":0}'
     printf '%s' "$changing" >"$work/changing.json"
     psql "$admin_url" -XAtq -v ON_ERROR_STOP=1 -v body="$changing" -v auth="$auth" >/dev/null \
@@ -217,6 +223,8 @@ bench_size() {
         "PUT lot, unchanged (other text)|PUT|/v1/lots/lot-000002|lot_other_text.json|lot_put.sql -D lot=lot-000002||write"
         "PUT lot, one field changed|PUT|/v1/lots/{lot}|changing.json|lot_put_changing.sql||write"
         "PUT lot, 64 KiB refused (\\u0000 last)|PUT|/v1/lots/lot-000003|refused_64k.json|||refused 422"
+        "PUT lot, 64 KiB refused (9 000 × 1e1000)|PUT|/v1/lots/lot-000003|refused_exponents.json|||refused 422"
+        "PUT lot, 64 KiB refused (a key twice, last of 6 500 objects)|PUT|/v1/lots/lot-000003|refused_repeated_key.json|||refused 422"
         "PUT rates, unchanged|PUT|/v1/lots/lot-000002/rates|rates.json|rates_put.sql -D lot=lot-000002||write"
         "GET blocked periods (100)|GET|/v1/lots/lot-000001/blocked-periods||blocked_periods_get.sql -D lot=lot-000001|blocked_periods.sql -D lot=lot-000001|"
         "PUT blocked periods (100), unchanged|PUT|/v1/lots/lot-000001/blocked-periods|closures.json|blocked_periods_put.sql -D lot=lot-000001||write"
