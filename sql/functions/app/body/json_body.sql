@@ -21,7 +21,7 @@ AS $$
 DECLARE
     v_body jsonb;
     v_held boolean := true;
-    v_out_of_range record;
+    v_out_of_range text;
     v_repeated record;
 BEGIN
     IF p_body IS NULL THEN
@@ -46,9 +46,9 @@ BEGIN
         RETURN v_body;
     END IF;
     IF app.json_exponent_beyond_range(p_body) THEN
-        SELECT * INTO v_out_of_range FROM app.json_member_with_exponent_beyond_range(p_body);
-        IF v_out_of_range.found THEN
-            PERFORM app.refuse(422, 'invalid_body', v_out_of_range.member);
+        v_out_of_range := app.json_member_with_exponent_beyond_range(p_body);
+        IF v_out_of_range IS NOT NULL THEN
+            PERFORM app.refuse(422, 'invalid_body', v_out_of_range);
         END IF;
     END IF;
     -- jsonb keeps one member per key: as many keys held as the text gives means none is given twice
@@ -78,26 +78,37 @@ $$;
 REVOKE ALL ON FUNCTION app.json_exponent_beyond_range(text) FROM PUBLIC;
 
 -- The first top-level member, in document order, of a JSON object text whose value holds a number
--- (not a string) written with an exponent beyond ±20, named as sent (found false: none does). Its
--- plain copy (app.json_plain) is walked: there every quote is a string's own, so removing each
--- `"…"` leaves the numbers and the structure alone.
-CREATE OR REPLACE FUNCTION app.json_member_with_exponent_beyond_range(p_json text, OUT found boolean, OUT member text)
+-- (not a string) written with an exponent beyond ±20, named as sent, or NULL. Its plain copy
+-- (app.json_plain) is walked: there every quote is a string's own, so removing each `"…"` leaves
+-- the numbers and the structure alone.
+CREATE OR REPLACE FUNCTION app.json_member_with_exponent_beyond_range(p_json text)
+RETURNS text
 LANGUAGE sql
 IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT count(m.key) > 0, (array_agg(app.json_unplain('"' || m.key || '"')::jsonb #>> '{}'))[1]
-      FROM (SELECT m.key
-              FROM json_each(app.json_plain(p_json)::json) WITH ORDINALITY AS m(key, value, n)
-             WHERE app.json_exponent_beyond_range(regexp_replace(m.value::text, '"[^"]*"', '', 'g'))
-             ORDER BY m.n
-             LIMIT 1) AS m;
+    SELECT app.json_unplain('"' || m.key || '"')::jsonb #>> '{}'
+      FROM json_each(app.json_plain(p_json)::json) WITH ORDINALITY AS m(key, value, n)
+     WHERE app.json_exponent_beyond_range(regexp_replace(m.value::text, '"[^"]*"', '', 'g'))
+     ORDER BY m.n
+     LIMIT 1;
 $$;
 REVOKE ALL ON FUNCTION app.json_member_with_exponent_beyond_range(text) FROM PUBLIC;
 
--- How many keys a JSON text gives, repeated ones included. In its plain copy (app.json_plain, taken
--- only when the text has a backslash) every quote is a string's own, so a key is a quote followed
--- by white space and a colon. (A colon right after white space anywhere, strings included, sends
+-- A JSON text in which every quote is a string's own, for counting (never turned back): its plain
+-- copy (app.json_plain) when it has a backslash, else the text itself, which has no escape to hide.
+CREATE OR REPLACE FUNCTION app.json_quotes_delimiting(p_json text)
+RETURNS text
+LANGUAGE sql
+IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT CASE WHEN strpos(p_json, '\') > 0 THEN app.json_plain(p_json) ELSE p_json END;
+$$;
+REVOKE ALL ON FUNCTION app.json_quotes_delimiting(text) FROM PUBLIC;
+
+-- How many keys a JSON text gives, repeated ones included. In app.json_quotes_delimiting's copy a
+-- key is a quote followed by white space and a colon. (A colon right after white space anywhere, strings included, sends
 -- the count to the regular expression; otherwise every key's quote is right before its colon, a
 -- plain substring count.)
 CREATE OR REPLACE FUNCTION app.json_keys_sent(p_json text)
@@ -107,7 +118,7 @@ IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    v_plain constant text := CASE WHEN strpos(p_json, '\') > 0 THEN app.json_plain(p_json) ELSE p_json END;
+    v_plain constant text := app.json_quotes_delimiting(p_json);
 BEGIN
     IF strpos(v_plain, ' :') + strpos(v_plain, E'\t:') + strpos(v_plain, E'\n:') + strpos(v_plain, E'\r:') = 0 THEN
         RETURN (char_length(v_plain) - char_length(replace(v_plain, '":', ''))) / 2;
@@ -117,8 +128,8 @@ END
 $$;
 REVOKE ALL ON FUNCTION app.json_keys_sent(text) FROM PUBLIC;
 
--- How many keys a jsonb value holds (one per key and object). jsonb writes each key `"key": `;
--- in the plain copy of that text (taken only when it has a backslash) no string holds a quote.
+-- How many keys a jsonb value holds (one per key and object). jsonb writes each key `"key": `,
+-- counted in app.json_quotes_delimiting's copy of that text.
 CREATE OR REPLACE FUNCTION app.json_keys_held(p_value jsonb)
 RETURNS integer
 LANGUAGE plpgsql
@@ -126,8 +137,7 @@ IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    v_text constant text := p_value::text;
-    v_plain constant text := CASE WHEN strpos(v_text, '\') > 0 THEN app.json_plain(v_text) ELSE v_text END;
+    v_plain constant text := app.json_quotes_delimiting(p_value::text);
 BEGIN
     RETURN (char_length(v_plain) - char_length(replace(v_plain, '": ', ''))) / 3;
 END
