@@ -3,7 +3,7 @@
 -- a 500; trimming and "first in byte order" do not depend on the database's locale (this file also
 -- runs in a database of locale en_US.UTF-8: see pgtap/run.sh).
 BEGIN;
-SELECT plan(63);
+SELECT plan(71);
 SELECT tests.lend_temporary_to_project_roles();
 
 CREATE TEMP TABLE fx AS
@@ -161,6 +161,23 @@ SELECT is(pg_temp.closures('{"blocked_periods": [' || pg_temp.entries(900, ARRAY
 SELECT is(pg_temp.lot_with(', "arrival": {' || (SELECT string_agg(format('"k%s": {"a": %s}', i, i), ', ') FROM generate_series(1, 2000) AS i)
                            || ', "kz": {"a": 1, "a": 2}}'),
           'PT422 invalid_body arrival', 'a key twice in the last of 2 000 objects inside arrival');
+
+-- Keys sent and held are counted exactly: a string's colons never pass for a key -----------------------
+
+SELECT is(pg_temp.lot_written_with(', "city": ":x", "arrival": {"note": ": see the map", "code": " :4", "q": "\":"}'), 'accepted',
+          'strings opening with a colon, or with an escaped quote before one, are not keys: accepted');
+SELECT is((SELECT city FROM tests.lot(operator, 'lot-1')), ':x', '… and stored as sent') FROM fx;
+SELECT is(pg_temp.lot_with(', "city": ":x", "arrival": {"a": 1, "a": 2}'), 'PT422 invalid_body arrival.a',
+          'a string opening with a colon before the member that repeats a key: that member is named');
+SELECT is(pg_temp.lot_with(', "city": "\u003a x", "arrival": {"a": 1, "a": 2}'), 'PT422 invalid_body arrival.a',
+          'a colon written as \u003a does not hide a key given twice');
+SELECT is(pg_temp.lot_with(', "arrival": {"a": null, "a": 1}'), 'PT422 invalid_body arrival.a', 'a key twice, the first null');
+SELECT is(pg_temp.lot_with(', "arrival": {"a": null, "a": null}'), 'PT422 invalid_body arrival.a', 'a key twice, both null');
+SELECT is(pg_temp.lot_written_with(', "arrival": {"null": "null", "0": 0, "x": [null, 0, {"null": null}]}'), 'accepted',
+          'keys and strings spelling null, beside the keys and values 0: accepted');
+SELECT is(pg_temp.closures('{"blocked_periods": [{"starts_on": "2026-01-01", "ends_on": "2026-01-02", "reason": ":a"}, '
+                           || '{"starts_on": "2026-01-03", "ends_on": "2026-01-04", "null": 1, "null": 2}]}'),
+          'PT422 invalid_blocked_periods blocked_periods[1].null', 'a key named null given twice in an entry, after a reason opening with a colon');
 
 -- Whatever the locale -----------------------------------------------------------------------------------
 

@@ -120,11 +120,11 @@ DECLARE
 BEGIN
     IF octet_length(v_text) <= p_limit THEN
         RETURN false;
-    ELSIF octet_length(v_text) - (char_length(v_text) - char_length(replace(v_text, ', ', ''))) / 2
-          - (char_length(v_text) - char_length(replace(v_text, ': ', ''))) / 2 > p_limit THEN
+    ELSIF octet_length(v_text) - (octet_length(v_text) - octet_length(replace(v_text, ', ', ''))) / 2
+          - (octet_length(v_text) - octet_length(replace(v_text, ': ', ''))) / 2 > p_limit THEN
         RETURN true;
     END IF;
-    RETURN octet_length(v_text) - (SELECT char_length(s.outside) - char_length(replace(s.outside, ' ', ''))
+    RETURN octet_length(v_text) - (SELECT octet_length(s.outside) - octet_length(replace(s.outside, ' ', ''))
                                      FROM regexp_replace(v_text, '"(?:[^"\\]|\\.)*"', '', 'g') AS s(outside)) > p_limit;
 END
 $$;
