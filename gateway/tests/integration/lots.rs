@@ -551,6 +551,21 @@ async fn a_key_repeated_in_a_nested_object_answers_422_invalid_body_naming_it() 
 }
 
 #[tokio::test]
+async fn a_string_opening_with_a_colon_is_never_taken_for_a_repeated_key() {
+    let app = TestApp::spawn().await;
+    let (_operator, credential) = writer(&app).await;
+    let rest = r#""timezone":"Europe/Lisbon","handover":"self","online_bookable":true"#;
+    let body = format!(r#"{{"name":":x",{rest},"arrival":{{"note":": see the map","q":"\":"}}}}"#);
+    let response = app.request(Method::PUT, "/v1/lots/harbour-1", json_headers(&credential), body).await;
+    assert_eq!(response.status, 201, "{}", response.text());
+    assert_eq!(response.json()["lot"]["name"], ":x");
+    // A colon written as \u003a (a colon in the stored text) does not hide a key given twice.
+    let body = format!(r#"{{"name":"\u003a x",{rest},"arrival":{{"entrance":"North","entrance":"South"}}}}"#);
+    let response = app.request(Method::PUT, "/v1/lots/harbour-1", json_headers(&credential), body).await;
+    response.assert_error(422, "invalid_body", Some("arrival.entrance"));
+}
+
+#[tokio::test]
 async fn a_coordinate_or_count_with_thousands_of_digits_answers_422_naming_the_field() {
     let app = TestApp::spawn().await;
     let (_operator, credential) = writer(&app).await;
