@@ -181,7 +181,9 @@ REVOKE ALL ON FUNCTION app.json_own_repeated_key(json) FROM PUBLIC;
 -- an object that is a top-level member's value `<member>.<key>` (cancellation.penalty_percent_after);
 -- in an object that is an element of a top-level array `<member>[<index>].<key>`
 -- (blocked_periods[3].reason); anywhere deeper the top-level member alone (arrival). field NULL when
--- the document is not an object or no object in it gives a key twice. depth: 0 for the top level.
+-- the document is not an object. depth: 0 for the top level. Called only on a document in which
+-- some object repeats a key: app.json_body's counts, which are exact, say so, and each step below
+-- takes the repetition to be in what is left (one object or array member: that one).
 -- p_counted: the same document as app.json_countable writes it; p_held: as jsonb read it.
 -- The top level comes first in document order; then, among the members whose value is an object or
 -- an array, the first one holding a repetition, found by bisection (app.json_first_repeating), and
