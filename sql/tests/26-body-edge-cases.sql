@@ -3,7 +3,7 @@
 -- a 500; trimming and "first in byte order" do not depend on the database's locale (this file also
 -- runs in a database of locale en_US.UTF-8: see pgtap/run.sh).
 BEGIN;
-SELECT plan(71);
+SELECT plan(74);
 SELECT tests.lend_temporary_to_project_roles();
 
 CREATE TEMP TABLE fx AS
@@ -178,6 +178,41 @@ SELECT is(pg_temp.lot_written_with(', "arrival": {"null": "null", "0": 0, "x": [
 SELECT is(pg_temp.closures('{"blocked_periods": [{"starts_on": "2026-01-01", "ends_on": "2026-01-02", "reason": ":a"}, '
                            || '{"starts_on": "2026-01-03", "ends_on": "2026-01-04", "null": 1, "null": 2}]}'),
           'PT422 invalid_blocked_periods blocked_periods[1].null', 'a key named null given twice in an entry, after a reason opening with a colon');
+
+-- Nested just short of what jsonb reads: every later reading of the body is a few frames deeper -------
+
+CREATE FUNCTION pg_temp.nested(p_depth integer, p_repeat boolean) RETURNS text LANGUAGE sql AS $$
+    SELECT '{"name": "Edge", "timezone": "Europe/London", "handover": "self", "online_bookable": true, "zz": '
+           || repeat('[', p_depth) || repeat(']', p_depth) || CASE WHEN p_repeat THEN ', "zz": 1' ELSE '' END || '}';
+$$;
+-- The deepest nesting a lot PUT reads (its answer turns from unknown_field to invalid_json), by bisection.
+CREATE FUNCTION pg_temp.deepest_read() RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+    v_low integer := 1;
+    v_high integer := 100000;
+    v_middle integer;
+BEGIN
+    WHILE v_low < v_high LOOP
+        v_middle := (v_low + v_high + 1) / 2;
+        IF pg_temp.lot(pg_temp.nested(v_middle, false)) = 'PT422 invalid_json -' THEN
+            v_high := v_middle - 1;
+        ELSE
+            v_low := v_middle;
+        END IF;
+    END LOOP;
+    RETURN v_low;
+END
+$$;
+CREATE TEMP TABLE deepest AS SELECT pg_temp.deepest_read() AS depth;
+SELECT cmp_ok((SELECT depth FROM deepest), '>', 1000, 'a lot PUT reads bodies nested a thousand deep and more');
+SELECT is((SELECT array_agg(DISTINCT a) FILTER (WHERE a NOT IN ('PT422 invalid_body zz', 'PT422 invalid_json -'))
+             FROM deepest, generate_series(deepest.depth - 100, deepest.depth + 3) AS d,
+                  pg_temp.lot(pg_temp.nested(d, true)) AS a),
+          NULL,
+          'a key twice beside a member nested just short of the deepest read: invalid_body or invalid_json, never an error');
+SELECT is((SELECT array_agg(DISTINCT pg_temp.lot(pg_temp.nested(d, false)))
+             FROM deepest, generate_series(deepest.depth - 100, deepest.depth) AS d),
+          ARRAY['PT422 unknown_field zz'], 'nested just short of the deepest read, and no key twice: read (unknown_field)');
 
 -- Whatever the locale -----------------------------------------------------------------------------------
 
