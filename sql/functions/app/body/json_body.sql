@@ -25,18 +25,28 @@ DECLARE
     v_counted text;
     v_repeated record;
 BEGIN
-    -- (every step below reads the body again, a few stack frames deeper than the first reading: a
-    -- body nested just short of what jsonb reads can be too deep for them, and is too deep to read)
+    IF p_body IS NULL THEN
+        PERFORM app.refuse(422, 'invalid_json');
+    END IF;
     BEGIN
-        IF p_body IS NULL THEN
+        v_body := p_body::jsonb;
+        v_counted := app.json_countable(p_body);
+    EXCEPTION
+        WHEN statement_too_complex THEN
             PERFORM app.refuse(422, 'invalid_json');
-        END IF;
-        BEGIN
-            v_body := p_body::jsonb;
-        EXCEPTION
-            WHEN data_exception OR statement_too_complex OR program_limit_exceeded THEN
-                v_held := false;
-        END;
+        WHEN data_exception OR program_limit_exceeded THEN
+            v_held := false;
+    END;
+    -- jsonb keeps one member per key: as many keys held as the text gives means none is given twice.
+    IF v_held AND (jsonb_typeof(v_body) <> 'object'
+                   OR NOT app.json_exponent_beyond_range(p_body)
+                      AND app.json_key_marks(v_counted) = app.json_key_marks(v_body::text)) THEN
+        RETURN v_body;
+    END IF;
+    -- What is left reads the body again to name a member, a few stack frames deeper than the
+    -- readings above: a body nested just short of what they read can be too deep for it, and is
+    -- then too deep to read (never a 500).
+    BEGIN
         IF NOT v_held THEN
             BEGIN
                 PERFORM p_body::json;
@@ -46,18 +56,12 @@ BEGIN
             END;
             PERFORM app.refuse(422, 'invalid_body', app.json_member_not_held(p_body));
         END IF;
-        IF jsonb_typeof(v_body) <> 'object' THEN
-            RETURN v_body;
-        END IF;
         IF app.json_exponent_beyond_range(p_body) THEN
             v_out_of_range := app.json_member_with_exponent_beyond_range(p_body);
             IF v_out_of_range IS NOT NULL THEN
                 PERFORM app.refuse(422, 'invalid_body', v_out_of_range);
             END IF;
         END IF;
-        -- jsonb keeps one member per key: as many keys held as the text gives means none is given twice
-        -- (the search naming the first repetition is only needed when they differ).
-        v_counted := app.json_countable(p_body);
         IF app.json_key_marks(v_counted) <> app.json_key_marks(v_body::text) THEN
             SELECT * INTO v_repeated FROM app.json_first_repeated_key(p_body::json, v_counted::json, v_body);
             IF v_repeated.field IS NOT NULL THEN
