@@ -23,6 +23,8 @@ DECLARE
     v_held boolean := true;
     v_out_of_range text;
     v_counted text;
+    v_exponent boolean;
+    v_repeats boolean;
     v_repeated record;
 BEGIN
     IF p_body IS NULL THEN
@@ -37,11 +39,18 @@ BEGIN
         WHEN data_exception OR program_limit_exceeded THEN
             v_held := false;
     END;
-    -- jsonb keeps one member per key: as many keys held as the text gives means none is given twice.
-    IF v_held AND (jsonb_typeof(v_body) <> 'object'
-                   OR NOT app.json_exponent_beyond_range(p_body)
-                      AND app.json_key_marks(v_counted) = app.json_key_marks(v_body::text)) THEN
-        RETURN v_body;
+    IF v_held THEN
+        IF jsonb_typeof(v_body) <> 'object' THEN
+            RETURN v_body;
+        END IF;
+        -- (v_body's text is read only once no number in it can be written out in full)
+        v_exponent := app.json_exponent_beyond_range(p_body);
+        IF NOT v_exponent THEN
+            v_repeats := app.json_repeats_a_key(v_counted, v_body);
+            IF NOT v_repeats THEN
+                RETURN v_body;
+            END IF;
+        END IF;
     END IF;
     -- What is left reads the body again to name a member, a few stack frames deeper than the
     -- readings above: a body nested just short of what they read can be too deep for it, and is
@@ -56,13 +65,14 @@ BEGIN
             END;
             PERFORM app.refuse(422, 'invalid_body', app.json_member_not_held(p_body));
         END IF;
-        IF app.json_exponent_beyond_range(p_body) THEN
+        IF v_exponent THEN
             v_out_of_range := app.json_member_with_exponent_beyond_range(p_body);
             IF v_out_of_range IS NOT NULL THEN
                 PERFORM app.refuse(422, 'invalid_body', v_out_of_range);
             END IF;
+            v_repeats := app.json_repeats_a_key(v_counted, v_body);
         END IF;
-        IF app.json_key_marks(v_counted) <> app.json_key_marks(v_body::text) THEN
+        IF v_repeats THEN
             SELECT * INTO v_repeated FROM app.json_first_repeated_key(p_body::json, v_counted::json, v_body);
             IF v_repeated.field IS NOT NULL THEN
                 PERFORM app.refuse(422, CASE WHEN v_repeated.depth = 0 THEN 'invalid_body' ELSE p_nested_error END, v_repeated.field);
@@ -140,6 +150,18 @@ AS $$
     SELECT (octet_length(p_written) - octet_length(replace(p_written, '":', ''))) / 2;
 $$;
 REVOKE ALL ON FUNCTION app.json_key_marks(text) FROM PUBLIC;
+
+-- Whether a JSON object text gives some key twice, from its app.json_countable copy and the jsonb
+-- read from it: jsonb keeps one member per key, so it holds fewer keys exactly when one is repeated.
+CREATE OR REPLACE FUNCTION app.json_repeats_a_key(p_counted text, p_held jsonb)
+RETURNS boolean
+LANGUAGE sql
+IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT app.json_key_marks(p_counted) <> app.json_key_marks(p_held::text);
+$$;
+REVOKE ALL ON FUNCTION app.json_repeats_a_key(text, jsonb) FROM PUBLIC;
 
 -- The position (from 1) of the first of these JSON texts in which an object gives a key twice; the
 -- caller knows that one does. p_sent: the values as app.json_countable writes them; p_held: the same
