@@ -3,7 +3,7 @@
 -- a 500; trimming and "first in byte order" do not depend on the database's locale (this file also
 -- runs in a database of locale en_US.UTF-8: see pgtap/run.sh).
 BEGIN;
-SELECT plan(74);
+SELECT plan(77);
 SELECT tests.lend_temporary_to_project_roles();
 
 CREATE TEMP TABLE fx AS
@@ -178,6 +178,11 @@ SELECT is(pg_temp.lot_written_with(', "arrival": {"null": "null", "0": 0, "x": [
 SELECT is(pg_temp.closures('{"blocked_periods": [{"starts_on": "2026-01-01", "ends_on": "2026-01-02", "reason": ":a"}, '
                            || '{"starts_on": "2026-01-03", "ends_on": "2026-01-04", "null": 1, "null": 2}]}'),
           'PT422 invalid_blocked_periods blocked_periods[1].null', 'a key named null given twice in an entry, after a reason opening with a colon');
+SELECT is(pg_temp.lot_written_with(', "city": "Lake\nullswater", "arrival": {"note": "a\\null\\\nullage"}'), 'accepted',
+          'a \n escape before "ull" (and a backslash before null) is text, never the invalid escape \0: accepted');
+SELECT is((SELECT city FROM tests.lot(operator, 'lot-1')), E'Lake\nullswater', '… and stored as sent') FROM fx;
+SELECT is(pg_temp.lot_with(', "city": "Lake\nullswater", "arrival": {"a": 1, "a": 2}'), 'PT422 invalid_body arrival.a',
+          'a \n escape before "ull" beside a key given twice: that member is named');
 
 -- Nested just short of what jsonb reads: every later reading of the body is a few frames deeper -------
 

@@ -566,6 +566,19 @@ async fn a_string_opening_with_a_colon_is_never_taken_for_a_repeated_key() {
 }
 
 #[tokio::test]
+async fn a_line_break_before_ull_is_text_like_any_other() {
+    let app = TestApp::spawn().await;
+    let (_operator, credential) = writer(&app).await;
+    let rest = r#""timezone":"Europe/Lisbon","handover":"self","online_bookable":true"#;
+    // `\n` then `ull`, and an escaped backslash before `null`: plain text, written as sent.
+    let body = format!(r#"{{"name":"Lake\nullswater",{rest},"arrival":{{"note":"a\\null"}}}}"#);
+    let response = app.request(Method::PUT, "/v1/lots/harbour-1", json_headers(&credential), body).await;
+    assert_eq!(response.status, 201, "{}", response.text());
+    assert_eq!(response.json()["lot"]["name"], "Lake\nullswater");
+    assert_eq!(response.json()["lot"]["arrival"]["note"], "a\\null");
+}
+
+#[tokio::test]
 async fn a_coordinate_or_count_with_thousands_of_digits_answers_422_naming_the_field() {
     let app = TestApp::spawn().await;
     let (_operator, credential) = writer(&app).await;

@@ -123,14 +123,16 @@ REVOKE ALL ON FUNCTION app.json_member_with_exponent_beyond_range(text) FROM PUB
 -- the text again as json, keys given twice included, each string de-escaped and escaped again as
 -- jsonb writes it (`\u003a` becomes `:`, `\/` `/`), numbers as sent. It drops members whose value is
 -- null, so every `null` becomes `0` first (inside strings and keys too: the text is only counted,
--- and a string's colons and quotes stay where they were).
+-- and a string's colons and quotes stay where they were). Each `\n` escape is written `\u000a`
+-- before that: a string's `\null` (a line break, then `ull`) would otherwise become the invalid
+-- escape `\0`.
 CREATE OR REPLACE FUNCTION app.json_countable(p_json text)
 RETURNS text
 LANGUAGE sql
 IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT json_strip_nulls(replace(p_json, 'null', '0')::json)::text;
+    SELECT json_strip_nulls(replace(replace(p_json, '\n', '\u000a'), 'null', '0')::json)::text;
 $$;
 REVOKE ALL ON FUNCTION app.json_countable(text) FROM PUBLIC;
 
