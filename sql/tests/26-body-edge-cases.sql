@@ -3,7 +3,7 @@
 -- a 500; trimming and "first in byte order" do not depend on the database's locale (this file also
 -- runs in a database of locale en_US.UTF-8: see pgtap/run.sh).
 BEGIN;
-SELECT plan(77);
+SELECT plan(80);
 SELECT tests.lend_temporary_to_project_roles();
 
 CREATE TEMP TABLE fx AS
@@ -135,6 +135,13 @@ SELECT is(pg_temp.lot_with(', "arrival": {"entrance": "North", "n": 2.5e0020}'),
           'an exponent of 20 written with leading zeros is read');
 SELECT is(pg_temp.lot_with(', "arrival": {"entrance": "Gate E21 by 1e999 \"1e999\""}'), 'accepted',
           'exponents inside a string are text, not numbers');
+SELECT is(pg_temp.lot_with(', "city": "a \"1e21\" b", "arrival": {"note": "ref 0f7e29c1", "1e99": "x\\", "n": 3e25}'),
+          'PT422 invalid_body arrival', 'exponents in strings, keys and after escaped quotes before a number''s: the number''s member named');
+SELECT is(pg_temp.lot_with(', "city": "a \"1e21\" b", "arrival": {"note": "ref 0f7e29c1", "1e99": "x\\"}'), 'accepted',
+          '… and without that number: accepted');
+SELECT is(pg_temp.lot_with(', ' || (SELECT string_agg(format('"k%s": "%se99"', i, i), ', ') FROM generate_series(1, 3000) AS i)
+                           || ', "z1": 7, "z2": [1, 1e-30], "z3": 1e21'),
+          'PT422 invalid_body z2', 'of 3 000 members whose strings look like exponents and two holding numbers beyond ±20, the first number''s');
 SELECT is(pg_temp.lot_with(', "zz": 5E+100'), 'PT422 invalid_body zz',
           'an unknown member holding 5E+100: invalid_body, before the unknown key is looked at');
 SELECT is(pg_temp.lot_with(', "zz": [' || array_to_string(array_fill('1e130000'::text, ARRAY[7000]), ',') || ']'),

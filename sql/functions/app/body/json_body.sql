@@ -87,34 +87,61 @@ END
 $$;
 REVOKE ALL ON FUNCTION app.json_body(text, text) FROM PUBLIC;
 
--- Whether a JSON text may hold a number written with an exponent beyond ±20: a digit, then e or E,
--- an optional sign, leading zeros, and 21 or more. Strings are not told apart from numbers here (a
--- cheap first look; app.json_member_with_exponent_beyond_range tells them apart).
+-- Whether a JSON text holds a number (not a string) written with an exponent beyond ±20: a digit,
+-- then e or E, an optional sign, leading zeros, and 21 or more. A cheap first look at the text as
+-- sent, which strings can match too (`"1e21"`, a hex or uuid piece such as `"0f7e29c1"`); only when
+-- it matches, the same exponent is looked for outside strings: in the plain copy
+-- (app.json_plain), where every quote is a string's own, after a run of whole strings and other
+-- characters from the start. One pass of a regular expression either way (~1 ms on 64 KiB for
+-- the second), not one per member.
 CREATE OR REPLACE FUNCTION app.json_exponent_beyond_range(p_json text)
 RETURNS boolean
 LANGUAGE sql
 IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT p_json ~ '[0-9][eE][-+]?0*(2[1-9]|[3-9][0-9]|[1-9][0-9][0-9])';
+    SELECT p_json ~ e.pattern AND app.json_plain(p_json) ~ ('^([^"]|"[^"]*")*' || e.pattern)
+      FROM (VALUES ('[0-9][eE][-+]?0*(2[1-9]|[3-9][0-9]|[1-9][0-9][0-9])')) AS e(pattern);
 $$;
 REVOKE ALL ON FUNCTION app.json_exponent_beyond_range(text) FROM PUBLIC;
 
 -- The first top-level member, in document order, of a JSON object text whose value holds a number
--- (not a string) written with an exponent beyond ±20, named as sent, or NULL. Its plain copy
--- (app.json_plain) is walked: there every quote is a string's own, so removing each `"…"` leaves
--- the numbers and the structure alone.
+-- (not a string) written with an exponent beyond ±20, named as sent, or NULL. By bisection over the
+-- members' values in the plain copy (app.json_plain), joined in runs: O(log n) reads of the text
+-- (~6 ms for 9 000 members, against ~25 ms when each value was searched on its own).
 CREATE OR REPLACE FUNCTION app.json_member_with_exponent_beyond_range(p_json text)
 RETURNS text
-LANGUAGE sql
+LANGUAGE plpgsql
 IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT app.json_unplain('"' || m.key || '"')::jsonb #>> '{}'
-      FROM json_each(app.json_plain(p_json)::json) WITH ORDINALITY AS m(key, value, n)
-     WHERE app.json_exponent_beyond_range(regexp_replace(m.value::text, '"[^"]*"', '', 'g'))
-     ORDER BY m.n
-     LIMIT 1;
+DECLARE
+    v_keys text[];
+    v_values text[];
+    v_low integer := 1;
+    v_high integer;
+    v_middle integer;
+BEGIN
+    -- (in document order: a lone function scan returns its rows as the function gives them, and
+    -- sorting them again by their ordinality cost more than the search)
+    SELECT array_agg(m.key), array_agg(m.value::text)
+      INTO v_keys, v_values
+      FROM json_each(app.json_plain(p_json)::json) AS m(key, value);
+    -- The first such value lies in v_low .. v_high, if any does.
+    v_high := coalesce(cardinality(v_values), 0);
+    WHILE v_low < v_high LOOP
+        v_middle := (v_low + v_high) / 2;
+        IF app.json_exponent_beyond_range(array_to_string(v_values[v_low:v_middle], ',')) THEN
+            v_high := v_middle;
+        ELSE
+            v_low := v_middle + 1;
+        END IF;
+    END LOOP;
+    IF v_high = 0 OR NOT app.json_exponent_beyond_range(v_values[v_low]) THEN
+        RETURN NULL;
+    END IF;
+    RETURN app.json_unplain('"' || v_keys[v_low] || '"')::jsonb #>> '{}';
+END
 $$;
 REVOKE ALL ON FUNCTION app.json_member_with_exponent_beyond_range(text) FROM PUBLIC;
 
@@ -240,12 +267,13 @@ BEGIN
     IF json_typeof(p_json) <> 'object' THEN
         RETURN;
     END IF;
-    -- Each member as sent, with its value as counted (p_counted gives the members in the same order).
+    -- Each member as sent, with its value as counted (p_counted gives the members in the same order),
+    -- in document order (a lone function scan, as below).
     SELECT count(*),
-           array_agg(m.key ORDER BY m.n) FILTER (WHERE json_typeof(m.value) IN ('object', 'array')),
-           array_agg(m.value::text ORDER BY m.n) FILTER (WHERE json_typeof(m.value) IN ('object', 'array'))
+           array_agg(m.key) FILTER (WHERE json_typeof(m.value) IN ('object', 'array')),
+           array_agg(m.value::text) FILTER (WHERE json_typeof(m.value) IN ('object', 'array'))
       INTO v_members, v_keys, v_values
-      FROM ROWS FROM (json_object_keys(p_json), json_each(p_counted)) WITH ORDINALITY AS m(key, counted_key, value, n);
+      FROM ROWS FROM (json_object_keys(p_json), json_each(p_counted)) AS m(key, counted_key, value);
     IF v_members <> (SELECT count(*) FROM jsonb_object_keys(p_held)) THEN
         field := app.json_own_repeated_key(p_json);
         depth := 0;
@@ -258,8 +286,7 @@ BEGIN
     -- token, ~5 ms for 6 500 objects)
     v_member := CASE WHEN cardinality(v_keys) = 1 THEN 1
                      ELSE app.json_first_repeating(v_values, ARRAY(SELECT (p_held -> k.key)::text
-                                                                     FROM unnest(v_keys) WITH ORDINALITY AS k(key, n)
-                                                                    ORDER BY k.n))
+                                                                     FROM unnest(v_keys) AS k(key)))
                 END;
     v_value := p_json -> v_keys[v_member];
     depth := 1;
