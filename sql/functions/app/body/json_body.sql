@@ -21,7 +21,6 @@ AS $$
 DECLARE
     v_body jsonb;
     v_held boolean := true;
-    v_out_of_range text;
     v_counted text;
     v_exponent boolean;
     v_repeats boolean;
@@ -65,12 +64,9 @@ BEGIN
             END;
             PERFORM app.refuse(422, 'invalid_body', app.json_member_not_held(p_body));
         END IF;
+        -- (the exponent check is exact: some member holds such a number)
         IF v_exponent THEN
-            v_out_of_range := app.json_member_with_exponent_beyond_range(p_body);
-            IF v_out_of_range IS NOT NULL THEN
-                PERFORM app.refuse(422, 'invalid_body', v_out_of_range);
-            END IF;
-            v_repeats := app.json_repeats_a_key(v_counted, v_body);
+            PERFORM app.refuse(422, 'invalid_body', app.json_member_with_exponent_beyond_range(p_body));
         END IF;
         IF v_repeats THEN
             SELECT * INTO v_repeated FROM app.json_first_repeated_key(p_body::json, v_counted::json, v_body);
