@@ -3,7 +3,7 @@
 -- a 500; trimming and "first in byte order" do not depend on the database's locale (this file also
 -- runs in a database of locale en_US.UTF-8: see pgtap/run.sh).
 BEGIN;
-SELECT plan(80);
+SELECT plan(83);
 SELECT tests.lend_temporary_to_project_roles();
 
 CREATE TEMP TABLE fx AS
@@ -168,6 +168,18 @@ SELECT is(pg_temp.closures('{"blocked_periods": [' || pg_temp.entries(900, ARRAY
 SELECT is(pg_temp.lot_with(', "arrival": {' || (SELECT string_agg(format('"k%s": {"a": %s}', i, i), ', ') FROM generate_series(1, 2000) AS i)
                            || ', "kz": {"a": 1, "a": 2}}'),
           'PT422 invalid_body arrival', 'a key twice in the last of 2 000 objects inside arrival');
+
+-- Only values with two key marks or more are searched; an element is named by its place among all
+SELECT is(pg_temp.closures('{"blocked_periods": [1, {}, {"reason": "x"}, "\":\":", {"starts_on": "2026-01-01", "ends_on": "2026-01-02"}, '
+                           || '{"reason": "a", "reason": "b"}]}'),
+          'PT422 invalid_blocked_periods blocked_periods[5].reason',
+          'elements that cannot repeat a key (a number, {}, one key, a string of two marks) still count in the index');
+SELECT is(pg_temp.closures('{"blocked_periods": [' || repeat('{}, ', 1000) || '{"reason": "a", "reason": "b"}, {"reason": "c", "reason": "d"}]}'),
+          'PT422 invalid_blocked_periods blocked_periods[1000].reason',
+          'a key twice after 1 000 empty objects: its place among all the elements');
+SELECT is(pg_temp.lot_with(', "arrival": {"a": "\":\":"}, "city": "\":\":", "media": {"x": 1}, "cancellation": {"b": 1, "b": 2}'),
+          'PT422 invalid_body cancellation.b',
+          'members that cannot repeat a key, or hold marks only in strings, before the one that does: that one is named');
 
 -- Keys sent and held are counted exactly: a string's colons never pass for a key -----------------------
 

@@ -267,7 +267,9 @@ REVOKE ALL ON FUNCTION app.json_own_repeated_key(json) FROM PUBLIC;
 -- The top level comes first in document order; then, among the members whose value is an object or
 -- an array, the first one holding a repetition, found by bisection (app.json_first_repeating), and
 -- in an array value the first such element: a few reads of the text whatever the number of
--- objects in it. Names come from the document as sent (p_counted's keys have `0` for `null`).
+-- objects in it. Only a value with two key marks or more can hold a repetition, so only those are
+-- searched (an array of 32 000 numbers and one object: one element to look at, not 32 000 held
+-- texts to write). Names come from the document as sent (p_counted's keys have `0` for `null`).
 CREATE OR REPLACE FUNCTION app.json_first_repeated_key(p_json json, p_counted json, p_held jsonb, OUT field text, OUT depth integer)
 LANGUAGE plpgsql
 IMMUTABLE
@@ -279,18 +281,25 @@ DECLARE
     v_values text[];
     v_member integer;
     v_value json;
-    v_element integer;
+    v_positions bigint[];
+    v_sent text[];
+    v_held jsonb;
+    v_element bigint;
 BEGIN
     IF json_typeof(p_json) <> 'object' THEN
         RETURN;
     END IF;
-    -- Each member as sent, with its value as counted (p_counted gives the members in the same order),
-    -- in document order (a lone function scan, as below).
+    -- Each member as sent that can hold a repetition, with its value as counted (p_counted gives the
+    -- members in the same order), in document order (a lone function scan, as below). Only an object
+    -- or an array can, and only with two key marks or more (app.json_key_marks, written out here: a
+    -- call per row costs more than the search it saves).
     SELECT count(*),
-           array_agg(m.key) FILTER (WHERE json_typeof(m.value) IN ('object', 'array')),
-           array_agg(m.value::text) FILTER (WHERE json_typeof(m.value) IN ('object', 'array'))
+           array_agg(m.key) FILTER (WHERE c.can_repeat),
+           array_agg(m.value::text) FILTER (WHERE c.can_repeat)
       INTO v_members, v_keys, v_values
-      FROM ROWS FROM (json_object_keys(p_json), json_each(p_counted)) AS m(key, counted_key, value);
+      FROM ROWS FROM (json_object_keys(p_json), json_each(p_counted)) AS m(key, counted_key, value),
+           LATERAL (SELECT json_typeof(m.value) IN ('object', 'array')
+                           AND octet_length(m.value::text) - octet_length(replace(m.value::text, '":', '')) >= 4) AS c(can_repeat);
     IF v_members <> (SELECT count(*) FROM jsonb_object_keys(p_held)) THEN
         field := app.json_own_repeated_key(p_json);
         depth := 0;
@@ -314,12 +323,23 @@ BEGIN
     depth := 2;
     IF json_typeof(v_value) = 'array' THEN
         -- (the array holds no object of its own: one of its elements holds the repetition)
-        -- (in the order the array gives them: a lone function scan returns its rows as the function
-        -- gives them; sorting thousands of elements again by their ordinality cost more than the search)
-        v_element := app.json_first_repeating(
-            ARRAY(SELECT e.value::text FROM json_array_elements(v_values[v_member]::json) AS e(value)),
-            ARRAY(SELECT e.value::text FROM jsonb_array_elements(p_held -> v_keys[v_member]) AS e(value)));
-        field := v_keys[v_member] || '[' || (v_element - 1) || '].' || app.json_own_repeated_key(v_value -> (v_element - 1));
+        -- The elements that can hold it (two key marks or more, as above), with their positions from
+        -- 1, in the order the array gives them (a lone function scan returns its rows as the function
+        -- gives them; sorting thousands of elements again by their ordinality cost more than the
+        -- search); each one's held text read by its position (jsonb finds an array element without
+        -- walking the others), not every element of the held array split into rows.
+        SELECT array_agg(e.position), array_agg(e.value::text)
+          INTO v_positions, v_sent
+          FROM json_array_elements(v_values[v_member]::json) WITH ORDINALITY AS e(value, position)
+         WHERE octet_length(e.value::text) - octet_length(replace(e.value::text, '":', '')) >= 4;
+        v_held := p_held -> v_keys[v_member];
+        v_element := v_positions[CASE WHEN cardinality(v_positions) = 1 THEN 1
+                                      ELSE app.json_first_repeating(
+                                               v_sent,
+                                               ARRAY(SELECT (v_held -> (p.position - 1)::integer)::text
+                                                       FROM unnest(v_positions) AS p(position)))
+                                 END];
+        field := v_keys[v_member] || '[' || (v_element - 1) || '].' || app.json_own_repeated_key(v_value -> (v_element - 1)::integer);
     END IF;
     field := coalesce(field, v_keys[v_member]);
 END
