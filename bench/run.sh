@@ -22,11 +22,16 @@
 # per-transaction log). A row: req/s the mean of the rounds, p50 their median, p99 their highest,
 # errors their sum. After the routes, an unchanged lot PUT and a GET of the lot are interleaved in
 # one pgbench run at one connection: the same seconds for both, which the target comparing them needs.
+# At one connection the gateway's own clocks (its /metrics on the admin listener, read before and
+# after a route's rounds) split what it adds over the same requests: its own code (request time less
+# its database call) and the HTTP exchange (wrk's mean less the request time). Drift between rounds
+# cannot enter those differences, as it can enter gateway p50 − pgbench p50.
 #
 # Settings: BENCH_DURATION (seconds each side is measured on a route, in all; default 6),
 # BENCH_ROUNDS (default 3; each round measures BENCH_DURATION ÷ BENCH_ROUNDS whole seconds),
 # BENCH_SIZES (default "small large"), BENCH_CONNECTIONS (default "1 16 64"), BENCH_OUT (default
-# bench/RESULTS.md).
+# bench/RESULTS.md), BENCH_PORT (the gateway's, default 18080), BENCH_ADMIN_PORT (its admin
+# listener's, default BENCH_PORT + 1).
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -43,6 +48,7 @@ sizes="${BENCH_SIZES:-small large}"
 connections="${BENCH_CONNECTIONS:-1 16 64}"
 out="${BENCH_OUT:-$root/bench/RESULTS.md}"
 port="${BENCH_PORT:-18080}"
+admin_port="${BENCH_ADMIN_PORT:-$(( port + 1 ))}"   # the gateway's /metrics, read at one connection
 work="$(mktemp -d)"
 gateway_pid=""
 cleanup() {
@@ -80,7 +86,7 @@ ingest="$root/target/release/ingest"
 percentile() { sort -n | awk -v p="$1" '{ v[NR] = $1 } END { i = int((NR * p + 99) / 100); if (i < 1) i = 1; print v[i] + 0 }'; }
 
 # wrk for $2 seconds at $1 connections with the request of the BENCH_* environment:
-# "req/s p50_ms p99_ms errors requests".
+# "req/s p50_ms p99_ms errors requests mean_ms".
 run_wrk() {
     local c="$1" seconds="$2" threads=2
     [ "$c" -lt 2 ] && threads=1
@@ -88,6 +94,7 @@ run_wrk() {
         >"$work/wrk.out" 2>&1 || true
     awk '
         function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
+        /^ +Latency +[0-9]/ { mean = ms($2) }
         /^ +50%/ { p50 = ms($2) } /^ +99%/ { p99 = ms($2) }
         /Requests\/sec/ { rps = $2 }
         /requests in/ { total = $1 }
@@ -95,7 +102,7 @@ run_wrk() {
         /Unexpected status/ { unexpected = $3; expecting = 1 }
         /Socket errors/ { gsub(/,/, ""); errors += $4 + $6 + $8 + $10 }
         END { errors += expecting ? unexpected : non2xx
-              printf "%.0f %.3f %.3f %d %d\n", rps, p50, p99, errors, total }' "$work/wrk.out"
+              printf "%.0f %.3f %.3f %d %d %.4f\n", rps, p50, p99, errors, total, mean }' "$work/wrk.out"
 }
 
 # pgbench at $1 connections of the scripts and arguments that follow ("-f …" among them) on $2 (URL),
@@ -134,6 +141,28 @@ combine_rounds() {
         END { printf "%.0f %.3f %.3f %d%s %d\n", rate / NR, p50, p99, errors, aborted, count }'
 }
 
+# The gateway's own clocks, summed over every request so far (its /metrics): "request_s requests
+# call_s calls", the seconds from a request's arrival to its answer and the seconds of its database
+# call (the wait for a connection included).
+gateway_clocks() {
+    curl -fs "http://127.0.0.1:$admin_port/metrics" | awk '
+        /^ingest_http_request_duration_seconds_sum/ { request += $2 } /^ingest_http_request_duration_seconds_count/ { requests += $2 }
+        /^ingest_db_call_duration_seconds_sum/ { call += $2 } /^ingest_db_call_duration_seconds_count/ { calls += $2 }
+        END { printf "%.6f %d %.6f %d\n", request, requests, call, calls }'
+}
+
+# One connection's "wrk mean | gateway mean | database call mean" (ms) over the same requests: the
+# rounds' wrk lines (their requests and means), and the gateway's clocks before and after them.
+same_requests_means() {
+    local before="$1" after="$2"; shift 2
+    printf '%s\n' "$@" | awk -v before="$before" -v after="$after" '
+        { requests += $5; weighted += $5 * $6 }
+        END { split(before, b, " "); split(after, a, " ")
+              n = a[2] - b[2]; calls = a[4] - b[4]
+              if (requests == 0 || n <= 0 || calls <= 0) { print "- | - | -"; exit }
+              printf "%.3f | %.3f | %.3f\n", weighted / requests, (a[1] - b[1]) / n * 1000, (a[3] - b[3]) / calls * 1000 }'
+}
+
 # The WAL the gateway's statements wrote in this database since the last reset.
 statement_wal_reset() { psql "$admin_url" -XAtqc "SELECT bench.pg_stat_statements_reset()" >/dev/null; }
 statement_wal_bytes() {
@@ -147,6 +176,7 @@ statement_wal_bytes() {
 rows=()   # the table's rows, across sizes
 peak_rss=()
 interleaved=()   # "size: PUT p50 / GET p50" (ms)
+one_connection=()   # "size|route|wrk mean | gateway mean | database call mean" (ms), the same requests
 
 bench_size() {
     local size="$1" lots bookings small
@@ -206,9 +236,10 @@ bench_size() {
         <<<"SELECT count(*) FROM generate_series(0, 511) AS k, api.lot_put(:'auth', 'bench-put-' || k, :'body', false) AS p"
     chmod a+r "$work"/*.json
 
-    # The gateway: release build, rate limits lifted, no webhook worker, no admin listener.
+    # The gateway: release build, rate limits lifted, no webhook worker; its admin listener serves the
+    # clocks read at one connection.
     DATABASE_URL="$gateway_url" LISTEN_ADDR="127.0.0.1:$port" RATE_LIMITS=off DATABASE_POOL_SIZE=64 \
-        WEBHOOK_WORKER=off ADMIN_LISTEN_ADDR= LOG_LEVEL=warn "$ingest" serve >"$work/gateway.log" 2>&1 &
+        WEBHOOK_WORKER=off ADMIN_LISTEN_ADDR="127.0.0.1:$admin_port" LOG_LEVEL=warn "$ingest" serve >"$work/gateway.log" 2>&1 &
     gateway_pid=$!
     for _ in $(seq 50); do curl -fs -o /dev/null -H "Authorization: $auth" "http://127.0.0.1:$port/v1/ping" && break; sleep 0.1; done
 
@@ -252,6 +283,7 @@ bench_size() {
             # (the changing PUT's dead rows and 512 lots) left. Then the unmeasured second.
             [ "$writes" = write ] && psql "$admin_url" -XqAt -c "VACUUM ANALYZE"
             gateway_run 1 >/dev/null
+            local clocks_before; clocks_before="$(gateway_clocks)"
             for round in $(seq "$rounds"); do
                 [ "$writes" = write ] && statement_wal_reset
                 gw_rounds+=("$(gateway_run "$window")")
@@ -264,6 +296,7 @@ bench_size() {
                                                       "${floor_args[@]:1}")")
             done
             gw="$(combine_rounds "${gw_rounds[@]}")"
+            [ "$c" = 1 ] && one_connection+=("$size|$name|$(same_requests_means "$clocks_before" "$(gateway_clocks)" "${gw_rounds[@]}")")
             pg="- - - - -"; fl="- - - - -"
             [ -n "$pgb" ] && pg="$(combine_rounds "${pg_rounds[@]}")"
             [ -n "$floor" ] && fl="$(combine_rounds "${fl_rounds[@]}")"
@@ -324,6 +357,26 @@ if [ -f "$out" ]; then cp "$out" "$earlier"; else : >"$earlier"; fi
         floor_ratio="-"
         [ "$f_tps" != "-" ] && floor_ratio="$(awk -v a="$p_p50" -v b="$f_p50" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')"
         echo "| $size | $name | $c | $g_rps | $g_p50 | $g_p99 | $g_err | $p_tps | $p_p50 | $p_p99 | $p_err | $ratio | $f_tps | $f_p50 | $floor_ratio | ${wal:--} |"
+    done
+    echo
+    echo "## One connection: where the added time goes"
+    echo
+    echo "The same requests seen from three clocks (means, ms): wrk's; the gateway's own, from a request's"
+    echo "arrival to its answer; and the gateway's database call within it (its /metrics, read before and"
+    echo "after the rounds). Gateway's own = request − database call: what the gateway's code costs. HTTP"
+    echo "exchange = wrk − request: the second process's hop (sockets, wake-ups, parsing on both sides)."
+    echo "Drift between rounds cannot enter these differences; it can enter gateway p50 − pgbench p50."
+    echo
+    # (route first: bench/targets.sh reads the rows that begin with a size as the main table's)
+    echo "| route | size | wrk mean | gateway request | database call | gateway's own (µs) | HTTP exchange (µs) |"
+    echo "|---|---|---|---|---|---|---|"
+    for row in "${one_connection[@]}"; do
+        IFS='|' read -r size name client request call <<<"$row"
+        awk -v size="$size" -v name="$name" -v client="$client" -v request="$request" -v call="$call" 'BEGIN {
+            gsub(/ /, "", client); gsub(/ /, "", request); gsub(/ /, "", call)
+            own = "-"; hop = "-"
+            if (call != "-") { own = sprintf("%.0f", (request - call) * 1000); hop = sprintf("%.0f", (client - request) * 1000) }
+            printf "| %s | %s | %s | %s | %s | %s | %s |\n", name, size, client, request, call, own, hop }'
     done
 } >"$out.new"
 {
