@@ -143,15 +143,16 @@ combine_rounds() {
 
 # The gateway's own clocks, summed over every request so far (its /metrics): "request_s requests
 # call_s calls", the seconds from a request's arrival to its answer and the seconds of its database
-# call (the wait for a connection included).
+# call (the wait for a connection included). Zeros if /metrics cannot be read: the split is then
+# left out ("-"), and the run goes on.
 gateway_clocks() {
-    curl -fs "http://127.0.0.1:$admin_port/metrics" | awk '
+    { curl -fs "http://127.0.0.1:$admin_port/metrics" || true; } | awk '
         /^ingest_http_request_duration_seconds_sum/ { request += $2 } /^ingest_http_request_duration_seconds_count/ { requests += $2 }
         /^ingest_db_call_duration_seconds_sum/ { call += $2 } /^ingest_db_call_duration_seconds_count/ { calls += $2 }
         END { printf "%.6f %d %.6f %d\n", request, requests, call, calls }'
 }
 
-# One connection's "wrk mean | gateway mean | database call mean" (ms) over the same requests: the
+# One connection's "wrk mean|gateway mean|database call mean" (ms) over the same requests: the
 # rounds' wrk lines (their requests and means), and the gateway's clocks before and after them.
 same_requests_means() {
     local before="$1" after="$2"; shift 2
@@ -159,8 +160,8 @@ same_requests_means() {
         { requests += $5; weighted += $5 * $6 }
         END { split(before, b, " "); split(after, a, " ")
               n = a[2] - b[2]; calls = a[4] - b[4]
-              if (requests == 0 || n <= 0 || calls <= 0) { print "- | - | -"; exit }
-              printf "%.3f | %.3f | %.3f\n", weighted / requests, (a[1] - b[1]) / n * 1000, (a[3] - b[3]) / calls * 1000 }'
+              if (requests == 0 || n <= 0 || calls <= 0) { print "-|-|-"; exit }
+              printf "%.3f|%.3f|%.3f\n", weighted / requests, (a[1] - b[1]) / n * 1000, (a[3] - b[3]) / calls * 1000 }'
 }
 
 # The WAL the gateway's statements wrote in this database since the last reset.
@@ -176,7 +177,7 @@ statement_wal_bytes() {
 rows=()   # the table's rows, across sizes
 peak_rss=()
 interleaved=()   # "size: PUT p50 / GET p50" (ms)
-one_connection=()   # "size|route|wrk mean | gateway mean | database call mean" (ms), the same requests
+one_connection=()   # "size|route|wrk mean|gateway mean|database call mean" (ms), the same requests
 
 bench_size() {
     local size="$1" lots bookings small
@@ -372,11 +373,9 @@ if [ -f "$out" ]; then cp "$out" "$earlier"; else : >"$earlier"; fi
     echo "|---|---|---|---|---|---|---|"
     for row in "${one_connection[@]}"; do
         IFS='|' read -r size name client request call <<<"$row"
-        awk -v size="$size" -v name="$name" -v client="$client" -v request="$request" -v call="$call" 'BEGIN {
-            gsub(/ /, "", client); gsub(/ /, "", request); gsub(/ /, "", call)
-            own = "-"; hop = "-"
-            if (call != "-") { own = sprintf("%.0f", (request - call) * 1000); hop = sprintf("%.0f", (client - request) * 1000) }
-            printf "| %s | %s | %s | %s | %s | %s | %s |\n", name, size, client, request, call, own, hop }'
+        read -r own hop <<<"$(awk -v client="$client" -v request="$request" -v call="$call" 'BEGIN {
+            if (call == "-") print "- -"; else printf "%.0f %.0f\n", (request - call) * 1000, (client - request) * 1000 }')"
+        echo "| $name | $size | $client | $request | $call | $own | $hop |"
     done
 } >"$out.new"
 {
