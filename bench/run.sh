@@ -284,7 +284,8 @@ bench_size() {
             # (the changing PUT's dead rows and 512 lots) left. Then the unmeasured second.
             [ "$writes" = write ] && psql "$admin_url" -XqAt -c "VACUUM ANALYZE"
             gateway_run 1 >/dev/null
-            local clocks_before; clocks_before="$(gateway_clocks)"
+            local clocks_before=""
+            [ "$c" = 1 ] && clocks_before="$(gateway_clocks)"
             for round in $(seq "$rounds"); do
                 [ "$writes" = write ] && statement_wal_reset
                 gw_rounds+=("$(gateway_run "$window")")
