@@ -34,6 +34,9 @@ pub struct Config {
     pub header_timeout: Duration,
     /// `BODY_TIMEOUT_MS` (default 10000): the longest a request body may take to arrive.
     pub body_timeout: Duration,
+    /// `SEND_TIMEOUT_MS` (default 10000): the longest a client may accept none of an answer's bytes
+    /// (a stalled write) before its connection is closed.
+    pub send_timeout: Duration,
     /// `MAX_CONNECTIONS` (default 1024): open client connections at most; more wait in the backlog.
     pub max_connections: usize,
     /// `WEBHOOK_WORKER`: `on` (default) runs the webhook worker inside `serve`; `off` leaves it to
@@ -154,6 +157,7 @@ impl Config {
                 positive("HEADER_TIMEOUT_MS", &get("HEADER_TIMEOUT_MS", "10000"))? as u64
             ),
             body_timeout: Duration::from_millis(positive("BODY_TIMEOUT_MS", &get("BODY_TIMEOUT_MS", "10000"))? as u64),
+            send_timeout: Duration::from_millis(positive("SEND_TIMEOUT_MS", &get("SEND_TIMEOUT_MS", "10000"))? as u64),
             max_connections: positive("MAX_CONNECTIONS", &get("MAX_CONNECTIONS", "1024"))?,
             webhook_worker,
             webhooks,
@@ -197,6 +201,7 @@ mod tests {
         assert_eq!(config.shutdown_grace, Duration::from_secs(30));
         assert_eq!(config.header_timeout, Duration::from_secs(10));
         assert_eq!(config.body_timeout, Duration::from_secs(10));
+        assert_eq!(config.send_timeout, Duration::from_secs(10));
         assert_eq!(config.max_connections, 1024);
         assert!(config.webhook_worker);
         assert_eq!(config.webhooks.database_url, "postgres://x@h/db");

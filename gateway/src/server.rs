@@ -20,6 +20,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
 use tokio::sync::{oneshot, watch, Semaphore};
+use tokio_io_timeout::TimeoutStream;
 
 use crate::admin::{self, Admin};
 use crate::config::Config;
@@ -190,10 +191,16 @@ pub async fn serve(listener: TcpListener, state: Arc<AppState>, shutdown: impl F
                 async move { dispatch::answer_or_drop(dispatch::handle_guarded(state, request, peer.ip()).await) }
             }
         });
+        // A client that stops reading its answers (pipelining requests meanwhile, or not) would
+        // hold its slot for ever: a write that stays stalled for SEND_TIMEOUT_MS fails, and hyper
+        // closes the connection. The clock runs only while a write waits, so a slow but moving
+        // reader is not cut off.
+        let mut stream = TimeoutStream::new(stream);
+        stream.set_write_timeout(Some(state.config.send_timeout));
         let connection = http1::Builder::new()
             .timer(TokioTimer::new())
             .header_read_timeout(header_timeout)
-            .serve_connection(TokioIo::new(stream), service);
+            .serve_connection(TokioIo::new(Box::pin(stream)), service);
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
             let mut connection = std::pin::pin!(connection);

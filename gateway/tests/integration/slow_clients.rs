@@ -1,11 +1,12 @@
 //! Slow and stuck clients cost only themselves: a body has a deadline, a client that goes away
-//! mid-body gets no answer and writes nothing, open connections are capped, and hundreds of stalled
-//! connections do not slow anyone else down.
+//! mid-body gets no answer and writes nothing, a client that stops reading its answers is
+//! disconnected, open connections are capped, and hundreds of stalled connections do not slow
+//! anyone else down.
 
 use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use tokio::net::{TcpSocket, TcpStream};
 
 use crate::common::TestApp;
 
@@ -128,4 +129,35 @@ async fn open_connections_are_capped_and_new_ones_wait_for_a_free_slot() {
         "the fourth connection waited for a slot ({:?})",
         asked.elapsed()
     );
+}
+
+/// A client that pipelines requests and never reads an answer fills the socket buffers; the write
+/// that then waits past SEND_TIMEOUT_MS fails and the connection closes, so its slot (here the only
+/// one) goes to the next client. Without the deadline the next client waits for ever.
+#[tokio::test]
+async fn a_client_that_never_reads_its_answers_is_disconnected_after_the_send_timeout() {
+    let app = TestApp::spawn_with(|settings| {
+        settings.set("MAX_CONNECTIONS", 1).set("SEND_TIMEOUT_MS", 300);
+    })
+    .await;
+    let socket = TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let mut never_reads = socket.connect(app.addr).await.unwrap();
+    // 200 answers of the ~77 KB OpenAPI document: ~15 MB, far more than the sockets' buffers hold.
+    let requests = "GET /openapi.json HTTP/1.1\r\nhost: x\r\n\r\n".repeat(200);
+    let writer = tokio::spawn(async move {
+        // (fails, or blocks until the server closes: either way it never reads)
+        let _ = tokio::time::timeout(Duration::from_secs(10), never_reads.write_all(requests.as_bytes())).await;
+        never_reads
+    });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+
+    let mut next = TcpStream::connect(app.addr).await.unwrap();
+    next.write_all(b"GET /v1/nope HTTP/1.1\r\nhost: x\r\n\r\n").await.unwrap();
+    let answer = tokio::time::timeout(Duration::from_secs(5), crate::common::read_raw_answer(&mut next))
+        .await
+        .expect("the next client is answered once the stalled one is disconnected")
+        .expect("an answer");
+    assert!(answer.starts_with("HTTP/1.1 404 "), "{answer}");
+    drop(writer.await.unwrap());
 }
