@@ -102,6 +102,11 @@ const LOGIN_ROLES: [&str; 3] = ["ingest_gateway", "authenticator", "webhook_work
 /// the same database already take turns on the migration lock).
 /// `log_parameter_max_length` needs a superuser or SET on it (PostgreSQL 15: `GRANT SET ON PARAMETER`);
 /// without, the run goes on and says what a superuser must run.
+///
+/// The same two logging settings are also set for the whole database (`ALTER DATABASE … SET`): a
+/// deployment may log in as another role and `SET ROLE` to one of these (`DATABASE_ROLE`,
+/// `WEBHOOK_DATABASE_ROLE`), and `SET ROLE` applies no role setting. That needs the database's
+/// owner (or a superuser) as well; without, the run says what to run.
 async fn keep_secrets_out_of_the_server_log(client: &tokio_postgres::Client) -> Result<(), String> {
     let may: bool = client
         .query_one(
@@ -130,6 +135,29 @@ async fn keep_secrets_out_of_the_server_log(client: &tokio_postgres::Client) -> 
             );
         }
         client.batch_execute(&statements).await.map_err(|e| format!("login settings of {role}: {}", describe(&e)))?;
+    }
+    let owns_the_database: bool = client
+        .query_one(
+            "SELECT pg_catalog.pg_has_role(d.datdba, 'USAGE') FROM pg_catalog.pg_database AS d \
+              WHERE d.datname = pg_catalog.current_database()",
+            &[],
+        )
+        .await
+        .map_err(|e| format!("database settings: {}", describe(&e)))?
+        .get(0);
+    let alter = format!("ALTER DATABASE {database} SET");
+    if may && owns_the_database {
+        client
+            .batch_execute(&format!(
+                "{alter} log_parameter_max_length = 0; {alter} log_parameter_max_length_on_error = 0;"
+            ))
+            .await
+            .map_err(|e| format!("database settings: {}", describe(&e)))?;
+    } else {
+        tracing::warn!(
+            "secrets can reach the server log from a login that switches role: as a superuser, run \
+             {alter} log_parameter_max_length = 0; {alter} log_parameter_max_length_on_error = 0"
+        );
     }
     Ok(())
 }

@@ -112,6 +112,19 @@ async fn two_runs_at_once_take_turns_both_succeed_and_a_third_changes_nothing() 
         [format!("authenticator {keep}"), format!("ingest_gateway {keep}"), format!("webhook_worker {keep}")],
         "every login role keeps parameter values out of the server log"
     );
+    // ... and so does any login that switches to one of them with SET ROLE (which applies no role
+    // setting): the database's own settings.
+    let database_settings: String = holder
+        .query_one(
+            "SELECT array_to_string(array(SELECT unnest(s.setconfig) ORDER BY 1), ' ') \
+               FROM pg_db_role_setting AS s \
+              WHERE s.setdatabase = (SELECT oid FROM pg_database WHERE datname = current_database()) AND s.setrole = 0",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(database_settings, "log_parameter_max_length=0 log_parameter_max_length_on_error=0");
 
     let before = catalog(&url).await;
     let third = migrate_process(&url).wait_with_output().await.unwrap();
