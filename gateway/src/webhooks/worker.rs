@@ -11,16 +11,19 @@
 //!
 //! It connects as `webhook_worker`, which may call those functions and nothing else. A lost
 //! database connection is made again at the next sweep; an attempt whose outcome could not be
-//! recorded is sent again after its lease (delivery is at-least-once).
+//! recorded is sent again after its lease (delivery is at-least-once). Every wait on the database
+//! has a deadline (`DATABASE_DEADLINE`): a server or proxy that accepts and never answers costs a
+//! sweep, never the worker, and never the start of `serve`.
 
 use std::future::Future;
 use std::sync::Arc;
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::CertificateDer;
 use serde_json::json;
 use tokio::sync::Semaphore;
+use tokio::task::AbortHandle;
 use tokio_postgres::Client;
 use tokio_rustls::TlsConnector;
 
@@ -35,6 +38,10 @@ use crate::telemetry::LogSink;
 
 /// The worker's statements are short: past this, the server gives up on them.
 const STATEMENT_TIMEOUT_MS: &str = "10000";
+/// The longest the worker waits on the database at once: a connection made and its session set up,
+/// or one statement. Past the statement timeout, so a server that answers gives up first; past
+/// this, the session is dropped and made again at the next sweep.
+const DATABASE_DEADLINE: Duration = Duration::from_secs(12);
 /// How long a claim holds a hint: the attempt's deadline with room to record its outcome.
 const LEASE_SECONDS: i32 = 60;
 const CLAIM: &str = "SELECT operator_id, hint_id, lease_token, attempt, url, host, secret, body, booking_reference \
@@ -43,6 +50,19 @@ const RECORD: &str = "SELECT webhook.record_attempt($1, $2, $3, $4, $5)";
 const BACKLOG: &str = "SELECT waiting, in_flight, oldest_undelivered_seconds, dead_last_day FROM webhook.backlog()";
 const MAY_CLAIM: &str = "SELECT pg_catalog.has_function_privilege('webhook.claim_due_hints(integer, integer, integer)', 'EXECUTE') \
                          AND pg_catalog.has_function_privilege('webhook.record_attempt(uuid, bigint, uuid, integer, text)', 'EXECUTE')";
+
+/// A database session of the worker: its client, and the task driving its connection, which ends
+/// with it (a server that never answers would otherwise keep a given-up session's socket open).
+struct Session {
+    client: Client,
+    connection: AbortHandle,
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.connection.abort();
+    }
+}
 
 /// What a worker is wired to besides its settings: in production the system's resolver, the public
 /// trust anchors (plus `WEBHOOK_EXTRA_ROOTS`), port 443 and `WEBHOOK_PUBLIC_RANGES`. Tests wire a
@@ -116,7 +136,7 @@ impl Worker {
     /// Sweeps until `shutdown`, then lets the attempts under way finish (each within its deadline).
     pub async fn run(self, shutdown: impl Future<Output = ()>) {
         let mut shutdown = std::pin::pin!(shutdown);
-        let mut database: Option<Arc<Client>> = None;
+        let mut database: Option<Arc<Session>> = None;
         let mut backlog_read: Option<Instant> = None;
         let mut ticks = tokio::time::interval(self.settings.sweep_interval);
         ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -125,19 +145,24 @@ impl Worker {
                 _ = ticks.tick() => {}
                 () = &mut shutdown => break,
             }
-            if database.as_ref().is_none_or(|client| client.is_closed()) {
+            if database.as_ref().is_none_or(|session| session.client.is_closed()) {
                 database = self.connect().await.map(Arc::new);
             }
-            if let Some(client) = &database {
-                match self.sweep(client).await {
-                    Ok(()) => self.metrics.swept(unix_now()),
-                    Err(error) => {
+            if let Some(session) = &database {
+                match tokio::time::timeout(DATABASE_DEADLINE, self.sweep(session)).await {
+                    Ok(Ok(())) => self.metrics.swept(unix_now()),
+                    Ok(Err(error)) => {
                         tracing::warn!(sqlstate = ?error.code().map(|code| code.code()), "webhook claim failed")
+                    }
+                    Err(_) => {
+                        tracing::warn!("webhook claim timed out: the session is made again at the next sweep");
+                        database = None;
+                        continue;
                     }
                 }
                 if backlog_read.is_none_or(|read| read.elapsed() >= self.settings.backlog_interval) {
                     backlog_read = Some(Instant::now());
-                    self.read_backlog(client).await;
+                    self.read_backlog(&session.client).await;
                 }
             }
         }
@@ -147,9 +172,20 @@ impl Worker {
 
     /// At start-up: a worker whose login cannot take its role, or whose role may not call the
     /// worker's functions, is misconfigured, and the process must not start as if it delivered
-    /// hints (it would only warn at every sweep). A database that cannot be reached is an outage,
-    /// not a misconfiguration: the worker starts and connects when it can.
+    /// hints (it would only warn at every sweep). A database that cannot be reached, or does not
+    /// answer within `DATABASE_DEADLINE`, is an outage, not a misconfiguration: the worker starts
+    /// and connects when it can.
     pub async fn check_role(&self) -> Result<(), String> {
+        match tokio::time::timeout(DATABASE_DEADLINE, self.check_role_now()).await {
+            Ok(outcome) => outcome,
+            Err(_) => {
+                tracing::warn!("webhook worker: cannot check its role now (the database does not answer)");
+                Ok(())
+            }
+        }
+    }
+
+    async fn check_role_now(&self) -> Result<(), String> {
         let (client, connection) = match self.database.connect().await {
             Ok(pair) => pair,
             Err(error) => {
@@ -158,9 +194,10 @@ impl Worker {
                 return Ok(());
             }
         };
-        let connection = tokio::spawn(connection);
+        let session = Session { client, connection: tokio::spawn(connection).abort_handle() };
+        let client = &session.client;
         let role = self.settings.database_role.as_deref();
-        let outcome = match prepare_session(&client, role, STATEMENT_TIMEOUT_MS).await {
+        let outcome = match prepare_session(client, role, STATEMENT_TIMEOUT_MS).await {
             Err(error) => Err(format!(
                 "the login of WEBHOOK_DATABASE_URL cannot take the role {} (WEBHOOK_DATABASE_ROLE){}",
                 role.unwrap_or("it logs in as"),
@@ -175,14 +212,16 @@ impl Worker {
                 )),
             },
         };
-        drop(client);
-        let _ = connection.await;
         outcome.map_err(|problem| format!("webhook worker: {problem}"))
     }
 
     /// The backlog gauges, read now (a failure leaves the last values and their read time).
     async fn read_backlog(&self, client: &Client) {
-        match client.query_one(BACKLOG, &[]).await {
+        let Ok(read) = tokio::time::timeout(DATABASE_DEADLINE, client.query_one(BACKLOG, &[])).await else {
+            tracing::warn!("webhook backlog could not be read in time");
+            return;
+        };
+        match read {
             Ok(row) => {
                 let backlog = Backlog {
                     waiting: row.get(0),
@@ -198,7 +237,15 @@ impl Worker {
         }
     }
 
-    async fn connect(&self) -> Option<Client> {
+    async fn connect(&self) -> Option<Session> {
+        let Ok(session) = tokio::time::timeout(DATABASE_DEADLINE, self.connect_now()).await else {
+            tracing::warn!("webhook worker: the database does not answer");
+            return None;
+        };
+        session
+    }
+
+    async fn connect_now(&self) -> Option<Session> {
         let (client, connection) = match self.database.connect().await {
             Ok(pair) => pair,
             Err(error) => {
@@ -207,9 +254,9 @@ impl Worker {
                 return None;
             }
         };
-        tokio::spawn(connection);
-        match prepare_session(&client, self.settings.database_role.as_deref(), STATEMENT_TIMEOUT_MS).await {
-            Ok(_) => Some(client),
+        let session = Session { client, connection: tokio::spawn(connection).abort_handle() };
+        match prepare_session(&session.client, self.settings.database_role.as_deref(), STATEMENT_TIMEOUT_MS).await {
+            Ok(_) => Some(session),
             Err(error) => {
                 tracing::warn!(sqlstate = ?error.code().map(|code| code.code()), "webhook worker: cannot take its role");
                 None
@@ -218,14 +265,14 @@ impl Worker {
     }
 
     /// One sweep: claim what the free slots can take, and start an attempt for each.
-    async fn sweep(&self, client: &Arc<Client>) -> Result<(), tokio_postgres::Error> {
+    async fn sweep(&self, session: &Arc<Session>) -> Result<(), tokio_postgres::Error> {
         let free = self.slots.available_permits();
         if free == 0 {
             return Ok(());
         }
         let limit = i32::try_from(free).unwrap_or(i32::MAX);
         let per_operator = i32::try_from(self.settings.per_operator).unwrap_or(i32::MAX);
-        for row in client.query(CLAIM, &[&limit, &per_operator, &LEASE_SECONDS]).await? {
+        for row in session.client.query(CLAIM, &[&limit, &per_operator, &LEASE_SECONDS]).await? {
             let Ok(slot) = self.slots.clone().try_acquire_owned() else { break };
             let claimed = Claimed {
                 operator_id: row.get(0),
@@ -238,10 +285,10 @@ impl Worker {
                 body: row.get(7),
                 booking_reference: row.get(8),
             };
-            let (sender, client, log) = (self.sender.clone(), client.clone(), self.log.clone());
+            let (sender, session, log) = (self.sender.clone(), session.clone(), self.log.clone());
             let metrics = self.metrics.clone();
             tokio::spawn(async move {
-                claimed.deliver(&sender, &client, &log, &metrics).await;
+                claimed.deliver(&sender, &session.client, &log, &metrics).await;
                 drop(slot);
             });
         }
@@ -271,12 +318,15 @@ impl Claimed {
             Outcome::Answered(status) => (Some(i32::from(status)), None),
             Outcome::Failed(failure) => (None, Some(failure.reason())),
         };
-        let state = client
-            .query_one(RECORD, &[&self.operator_id, &self.hint_id, &self.lease_token, &status, &failure])
-            .await
-            .map(|row| row.get::<_, String>(0));
+        // (not recorded in time: sent again after its lease, as when the recording fails)
+        let arguments: [&(dyn tokio_postgres::types::ToSql + Sync); 5] =
+            [&self.operator_id, &self.hint_id, &self.lease_token, &status, &failure];
+        let state = match tokio::time::timeout(DATABASE_DEADLINE, client.query_one(RECORD, &arguments)).await {
+            Ok(recorded) => recorded.map(|row| row.get::<_, String>(0)).ok(),
+            Err(_) => None,
+        };
         let reason = attempt_reason(status.and_then(|status| u16::try_from(status).ok()), failure);
-        metrics.attempt(AttemptOutcome::from_state(state.as_deref().ok()), reason, elapsed);
+        metrics.attempt(AttemptOutcome::from_state(state.as_deref()), reason, elapsed);
         // One line per attempt: never the secret, the signature or the body.
         log.write(json!({
             "message": "webhook attempt",

@@ -272,24 +272,7 @@ async fn an_answer_within_the_five_seconds_is_delivered() {
 /// reached does not (an outage, not a misconfiguration).
 #[tokio::test]
 async fn a_worker_whose_role_cannot_claim_hints_refuses_to_start_but_an_unreachable_database_does_not() {
-    use std::sync::Arc;
-
-    use crate::common::webhooks::worker_settings;
-    use gateway::telemetry::LogSink;
-    use gateway::webhooks::worker::{Worker, WorkerWiring};
-
     let database = create_database(true).await;
-    let worker = |url: &str, role: &str| {
-        let mut settings = worker_settings(url);
-        settings.database_role = Some(role.to_string());
-        let wiring = WorkerWiring {
-            resolver: Arc::new(FixedResolver::default()),
-            extra_roots: Vec::new(),
-            port: 443,
-            policy: AddressPolicy::production(),
-        };
-        Worker::new(settings, wiring, LogSink::Memory(Default::default())).unwrap()
-    };
     assert_eq!(worker(&database, "webhook_worker").check_role().await, Ok(()));
     let refused = worker(&database, "ingest_gateway").check_role().await.unwrap_err();
     assert_eq!(refused, "webhook worker: ingest_gateway may not call the webhook.* functions (WEBHOOK_DATABASE_ROLE)");
@@ -300,4 +283,35 @@ async fn a_worker_whose_role_cannot_claim_hints_refuses_to_start_but_an_unreacha
     );
     let unreachable = format!("postgres://postgres@127.0.0.1:{}/nowhere", crate::common::free_port());
     assert_eq!(worker(&unreachable, "webhook_worker").check_role().await, Ok(()));
+}
+
+/// A database (or a proxy before it) that takes the connection and never answers is an outage too:
+/// the check gives up at the worker's database deadline (12 s) and the start goes on. (Paused
+/// clock: the deadline passes at once; without it, the check waited for ever.)
+#[tokio::test(start_paused = true)]
+async fn a_database_that_never_answers_does_not_hold_up_the_start() {
+    // Never accepted: the kernel completes the handshake and nothing ever answers.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("postgres://postgres@{}/nowhere", silent.local_addr().unwrap());
+    let checked = tokio::time::timeout(Duration::from_secs(60), worker(&url, "webhook_worker").check_role()).await;
+    assert_eq!(checked, Ok(Ok(())), "the check gave up within a minute and let the start go on");
+}
+
+/// A worker logged in with `url`, taking `role`, that nothing is sent to.
+fn worker(url: &str, role: &str) -> gateway::webhooks::worker::Worker {
+    use std::sync::Arc;
+
+    use crate::common::webhooks::worker_settings;
+    use gateway::telemetry::LogSink;
+    use gateway::webhooks::worker::{Worker, WorkerWiring};
+
+    let mut settings = worker_settings(url);
+    settings.database_role = Some(role.to_string());
+    let wiring = WorkerWiring {
+        resolver: Arc::new(FixedResolver::default()),
+        extra_roots: Vec::new(),
+        port: 443,
+        policy: AddressPolicy::production(),
+    };
+    Worker::new(settings, wiring, LogSink::Memory(Default::default())).unwrap()
 }
