@@ -25,7 +25,9 @@
 //! - [`db`]: the connection pool and the single `call` every handler goes through.
 //! - [`db_tls`]: `sslmode`/`sslrootcert` of a connection string and the TLS connector every
 //!   database connection (pool, cancel requests, webhook worker, migrate) goes through.
-//! - [`openapi`]: the published OpenAPI 3.1 document, made from the route table.
+//! - [`openapi`]: the published OpenAPI 3.1 document, made from the route table and the field
+//!   registries.
+//! - [`registry`]: the database's field registries, read off the SQL the binary embeds.
 //! - [`errors`]: the SQLSTATE table: database outcomes to HTTP status and error JSON.
 //! - [`response`]: building answers with the headers every answer carries.
 //! - [`credential`]: reading the key id a request presents, for log lines.
@@ -56,6 +58,7 @@ pub mod openapi;
 pub mod query;
 pub mod ratelimit;
 pub mod readiness;
+pub mod registry;
 pub mod response;
 pub mod routes;
 pub mod scheduling;

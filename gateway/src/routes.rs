@@ -43,7 +43,13 @@ pub struct RouteSpec {
 #[derive(Debug)]
 pub struct Operation {
     pub method: Method,
+    /// The OpenAPI operationId: the name a generated client gives the call.
+    pub operation_id: &'static str,
+    /// The OpenAPI tag it is listed under.
+    pub tag: &'static str,
     pub summary: &'static str,
+    /// What a client must know of it, from the spec (the OpenAPI document's description).
+    pub description: &'static str,
     /// The scope the database requires (None: any valid credential).
     pub scope: Option<&'static str>,
     /// The per-credential bucket it spends: reads, or both write buckets (a dry run the burst only).
@@ -55,6 +61,8 @@ pub struct Operation {
     pub answer: &'static str,
     /// The 422 error codes it can answer (every route also answers `invalid_query`).
     pub errors: &'static [&'static str],
+    /// When it answers 409 `conflict` (the write routes).
+    pub conflict: Option<&'static str>,
     pub call: Call,
 }
 
@@ -97,7 +105,11 @@ impl Call {
 const DRY_RUN: Param = Param {
     name: "dry_run",
     rule: Rule::DryRun,
-    description: "`true` runs the write in full and rolls it back; any other value is refused.",
+    description: "`true` runs the write in full (parse, validation, diff, the same statements and triggers, the \
+                  same transaction) and rolls it back: the answer is the real write's report plus `dry_run: true`, \
+                  always 200, and its refusals are the real write's. It spends the write burst bucket only, and \
+                  the credential is still recorded as used. The only accepted value is the literal `true`: any \
+                  other (false, 1, True, empty, the parameter twice) is 422 `invalid_query`, field `dry_run`.",
 };
 
 pub const ROUTES: &[RouteSpec] = &[
@@ -106,13 +118,18 @@ pub const ROUTES: &[RouteSpec] = &[
         template: "/ping",
         operations: &[Operation {
             method: Method::GET,
+            operation_id: "ping",
+            tag: "Credential",
             summary: "Diagnose a credential",
+            description: "Establishes no operator context and reads no rows: use it to diagnose a credential, since every other \
+                          401 is the same. Any valid credential, whatever its scopes.",
             scope: None,
             bucket: Bucket::Read,
             query: &[],
             body: None,
             answer: "PingResult",
             errors: &[],
+            conflict: None,
             call: Call::Credential("SELECT status, body::text FROM api.ping($1)"),
         }],
     },
@@ -121,20 +138,30 @@ pub const ROUTES: &[RouteSpec] = &[
         template: "/lots",
         operations: &[Operation {
             method: Method::GET,
+            operation_id: "listLots",
+            tag: "Lots",
             summary: "List the operator's lots with their price envelopes",
+            description: "Keyset paging on your own external_id, ascending: follow `next_after` until it is null. Each lot \
+                          carries `rates`, its marketplace price envelope (null: no price yet). Scope `read_supply`.",
             scope: Some("read_supply"),
             bucket: Bucket::Read,
             query: &[
                 Param {
                     name: "after",
                     rule: Rule::Text { max_chars: 200 },
-                    description: "The previous page's `next_after`.",
+                    description: "The previous page's `next_after` (a lot's external_id): not empty, at most 200 characters. \
+                                  Absent: the first page.",
                 },
-                Param { name: "limit", rule: Rule::Limit { default: 50, max: 200 }, description: "Lots per page." },
+                Param {
+                    name: "limit",
+                    rule: Rule::Limit { default: 50, max: 200 },
+                    description: "Lots per page, 1-200 (plain digits); more is refused with `invalid_query`, never reduced.",
+                },
             ],
             body: None,
             answer: "LotPage",
             errors: &[],
+            conflict: None,
             call: Call::Page("SELECT status, body::text FROM api.lots_get($1, $2, $3)"),
         }],
     },
@@ -143,7 +170,18 @@ pub const ROUTES: &[RouteSpec] = &[
         template: "/lots/{external_id}",
         operations: &[Operation {
             method: Method::PUT,
+            operation_id: "putLot",
+            tag: "Lots",
             summary: "Create or amend one lot",
+            description: "The body is the WHOLE lot: an absent key means null (or the field's default), never 'leave as it \
+                          was', so send every field you keep. An id you do not hold creates the lot (201; ids are per \
+                          operator, and a mistyped id creates a second lot). A PUT that changes nothing issues no \
+                          statement and answers `unchanged` with an empty `changed`. Changing a reviewed field (all but \
+                          `online_bookable`) voids a pending or approved listing review: the lot stops selling until a \
+                          person approves it again (`listing_review_superseded: true`). `rates` is refused with \
+                          `field_belongs_to_another_route`: prices are set at PUT /lots/{external_id}/rates. A new lot \
+                          does not sell on 201: the console steps (zone and booking rules confirmed, payouts, the \
+                          listing agreement, review) come too. Scope `write_supply`.",
             scope: Some("write_supply"),
             bucket: Bucket::Write,
             query: &[DRY_RUN],
@@ -162,6 +200,7 @@ pub const ROUTES: &[RouteSpec] = &[
                 "invalid_stay_bounds",
                 "incomplete_cancellation_policy",
             ],
+            conflict: Some("Two pushes created the same external_id at once: retry after `Retry-After`."),
             call: Call::Write("SELECT status, body::text FROM api.lot_put($1, $2, $3, $4)"),
         }],
     },
@@ -170,7 +209,16 @@ pub const ROUTES: &[RouteSpec] = &[
         template: "/lots/{external_id}/rates",
         operations: &[Operation {
             method: Method::PUT,
+            operation_id: "putLotRates",
+            tag: "Rates",
             summary: "Set the lot's marketplace price envelope",
+            description: "Writes the marketplace channel only; the lot must already be yours (else the uniform 401). The body \
+                          is exactly one of two shapes: the range (`floor_price`, `base_price`, `ceiling_price`, all \
+                          three) or the fixed price (`fixed_price` alone, expanding to floor = base = ceiling). Money is \
+                          two decimals: a third non-zero decimal is refused, never rounded. `envelope_widened` is true \
+                          when the floor went down, the ceiling went up, the currency changed, `dynamic` flipped, or no \
+                          envelope existed before: then the write may have voided the lot's listing review (never \
+                          false when it did). `valid_from`/`valid_to` and narrowing never void one. Scope `write_supply`.",
             scope: Some("write_supply"),
             bucket: Bucket::Write,
             query: &[DRY_RUN],
@@ -186,6 +234,7 @@ pub const ROUTES: &[RouteSpec] = &[
                 "invalid_validity_window",
                 "currency_is_not_settlement_currency",
             ],
+            conflict: Some("Two first price writes for the lot at once: retry after `Retry-After`."),
             call: Call::Write("SELECT status, body::text FROM api.lot_rates_put($1, $2, $3, $4)"),
         }],
     },
@@ -195,24 +244,39 @@ pub const ROUTES: &[RouteSpec] = &[
         operations: &[
             Operation {
                 method: Method::GET,
-                summary: "List the lot's closures",
+                operation_id: "getLotBlockedPeriods",
+            tag: "Blocked periods",
+            summary: "List the lot's closures",
+            description: "The lot's whole closure list, earliest first, including closures written in the console, each with \
+                          `overlapping_bookings`. The lot must be yours (else the uniform 401). Scope `read_supply`.",
                 scope: Some("read_supply"),
                 bucket: Bucket::Read,
                 query: &[],
                 body: None,
                 answer: "BlockedPeriodList",
                 errors: &[],
+                conflict: None,
                 call: Call::UnderLot("SELECT status, body::text FROM api.lot_blocked_periods_get($1, $2)"),
             },
             Operation {
                 method: Method::PUT,
-                summary: "Replace the lot's whole closure list",
+                operation_id: "putLotBlockedPeriods",
+            tag: "Blocked periods",
+            summary: "Replace the lot's whole closure list",
+            description: "Replaces the ENTIRE closure list with the one sent; there is no add-one or remove-one call, and \
+                          closures created in the console are part of the same list (a push that omits them removes them). \
+                          A closure stops NEW marketplace sales for stays that touch it; it cancels nothing. Periods that \
+                          overlap sold bookings are not refused: the answer carries the counts. Every content refusal is \
+                          422 `invalid_blocked_periods` naming the entry (`blocked_periods[0].ends_on`). `unchanged`: the \
+                          stored list equals the sent one and no statement was issued. The lot must be yours (else the \
+                          uniform 401). Scope `write_supply`.",
                 scope: Some("write_supply"),
                 bucket: Bucket::Write,
                 query: &[DRY_RUN],
                 body: Some("BlockedPeriodsWriteBody"),
                 answer: "BlockedPeriodsWriteResult",
                 errors: &["invalid_json", "invalid_body", "missing_field", "unknown_field", "invalid_blocked_periods"],
+                conflict: Some("A write that collided with another at once: retry after `Retry-After`."),
                 call: Call::Write("SELECT status, body::text FROM api.lot_blocked_periods_put($1, $2, $3, $4)"),
             },
         ],
@@ -222,24 +286,35 @@ pub const ROUTES: &[RouteSpec] = &[
         template: "/bookings",
         operations: &[Operation {
             method: Method::GET,
+            operation_id: "listBookings",
+            tag: "Bookings",
             summary: "Pull the operator's bookings through a cursor",
+            description: "Bookings of every channel, in the order they changed. Delivery is at-least-once: de-duplicate on \
+                          `reference`, and save `next` only after durably storing the page. The cursor never points past \
+                          the server watermark (now minus five minutes): newer bookings are returned but may come again. \
+                          Polling: load the saved cursor (none at first); request with `since` and `limit`; store the \
+                          rows keyed on reference; save `next`; when `has_more` is false, wait before the next pull. \
+                          Scope `read_bookings`.",
             scope: Some("read_bookings"),
             bucket: Bucket::Read,
             query: &[
                 Param {
                     name: "since",
                     rule: Rule::Cursor { max_chars: 512 },
-                    description: "The previous answer's `next`; absent or empty: from the beginning.",
+                    description: "The previous answer's `next`: an opaque token issued by the service, never \
+                                  constructed. Absent or empty: from the beginning. A token the service did not issue \
+                                  is 422 `invalid_cursor`; one beyond the watermark is clamped back to it.",
                 },
                 Param {
                     name: "limit",
                     rule: Rule::Limit { default: 200, max: 500 },
-                    description: "Bookings per page.",
+                    description: "Bookings per page, 1-500 (plain digits); more is refused with `invalid_query`.",
                 },
             ],
             body: None,
             answer: "BookingPage",
             errors: &["invalid_cursor"],
+            conflict: None,
             call: Call::Page("SELECT status, body::text FROM api.bookings_get($1, $2, $3)"),
         }],
     },

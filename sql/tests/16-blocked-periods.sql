@@ -7,7 +7,7 @@
 -- earliest first; a lot that is not the caller's is the uniform 401 (before the body). The
 -- overlapping_bookings counts have their own file (17).
 BEGIN;
-SELECT plan(162);
+SELECT plan(164);
 SELECT tests.lend_temporary_to_project_roles();
 
 CREATE TEMP TABLE fx AS
@@ -514,6 +514,14 @@ SELECT tests.refuses(format('SELECT tests.put_blocked_periods(%L, %L, %L, true)'
                      'PT422', 'invalid_blocked_periods', 'blocked_periods[0].ends_on', 'a dry run is refused as the real write') FROM fx;
 SELECT tests.refuses(format('SELECT tests.put_blocked_periods(%L, %L, %L, true)', bearer, 'nope', '{"blocked_periods": []}'),
                      'PT401', 'unauthorized', NULL, 'a dry run for an unknown lot is the same 401') FROM fx;
+
+-- The field registry (app.blocked_period_fields) is the one list: the read form has exactly the keys
+-- of its entries, the body exactly those a write sends.
+SELECT set_eq($$SELECT jsonb_object_keys(e) FROM jsonb_array_elements(pg_temp.get('console') -> 'blocked_periods') AS e$$,
+              $$SELECT name FROM app.blocked_period_fields() WHERE kind <> 'list'$$,
+              'a listed closure has exactly the keys of the field registry''s entries');
+SELECT is(ARRAY(SELECT name FROM app.blocked_period_fields() WHERE in_body AND kind <> 'list' ORDER BY ordinal),
+          ARRAY['starts_on', 'ends_on', 'reason'], 'a written entry sends starts_on, ends_on and reason');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -12,7 +12,7 @@
 -- watermark; tests.restamp_booking places them at chosen points an hour ago ("T0 + n seconds",
 -- T0 = now() - 1 hour), before the watermark now() - 5 minutes of the default lag.
 BEGIN;
-SELECT plan(82);
+SELECT plan(83);
 
 -- The operators of this file, by letter: A (formats, scope), B (another operator), O (ordering),
 -- W (watermark), H (has_more), V (walks). Each with a read_bookings credential and a lot l1.
@@ -159,6 +159,9 @@ SELECT is((SELECT ARRAY(SELECT jsonb_object_keys(pg_temp.booking('A', 'FULL-1'))
                 'flight_number', 'lot_external_id', 'lot_name', 'parking_days', 'payment_status', 'reference', 'status', 'timezone', 'total',
                 'vehicle_plates'],
           'a booking has exactly the spec''s keys');
+SELECT is((SELECT ARRAY(SELECT jsonb_object_keys(pg_temp.booking('A', 'FULL-1')) ORDER BY 1)),
+          ARRAY(SELECT name FROM app.booking_fields() ORDER BY 1),
+          'the field registry (app.booking_fields, which the OpenAPI document reads) has exactly the feed''s keys');
 SELECT is_empty(
     $$SELECT e ->> 'reference' FROM pg_temp.pull('A') AS p, jsonb_array_elements(p.body -> 'bookings') AS e
        WHERE ARRAY(SELECT jsonb_object_keys(e) ORDER BY 1) <> ARRAY(SELECT jsonb_object_keys(pg_temp.booking('A', 'FULL-1')) ORDER BY 1)

@@ -175,6 +175,10 @@ async fn the_base_path_comes_from_settings() {
     assert_eq!(response.json()["key_id"], credential.key_id.as_str());
     app.get("/v1/ping", &[("authorization", &bearer)]).await.assert_error(404, "not_found", None);
     app.get("/api/ping", &[("authorization", &bearer)]).await.assert_error(404, "not_found", None);
+    // The document sits at the root above the base and names the base relative to itself: /api/v1.
+    let document = app.get("/api/openapi.json", &[]).await.json();
+    assert_eq!(document["servers"][0]["url"], "./v1");
+    assert!(document["paths"]["/ping"]["get"].is_object());
 }
 
 #[tokio::test]
@@ -227,16 +231,19 @@ async fn the_openapi_document_is_served_at_the_root_without_a_credential() {
     assert_eq!(document["info"]["version"], "v1");
     let paths: Vec<&String> = document["paths"].as_object().unwrap().keys().collect();
     for path in [
-        "/v1/ping",
-        "/v1/lots",
-        "/v1/lots/{external_id}",
-        "/v1/lots/{external_id}/rates",
-        "/v1/lots/{external_id}/blocked-periods",
-        "/v1/bookings",
+        "/ping",
+        "/lots",
+        "/lots/{external_id}",
+        "/lots/{external_id}/rates",
+        "/lots/{external_id}/blocked-periods",
+        "/bookings",
     ] {
         assert!(paths.iter().any(|p| *p == path), "{path} in {paths:?}");
     }
     assert!(document["webhooks"]["booking.changed"]["post"].is_object());
+    // The server URL is the base, relative to the document: a client resolving it calls the routes.
+    assert_eq!(document["servers"][0]["url"], "./v1");
+    app.get("/v1/ping", &[]).await.assert_error(401, "unauthorized", None);
     response.request_id();
 
     let refused = app.request(http::Method::POST, "/openapi.json", Default::default(), "").await;

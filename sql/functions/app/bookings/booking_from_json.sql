@@ -56,13 +56,13 @@ BEGIN
     END IF;
     IF p_booking ? 'status' THEN
         v_booking.status := app.json_text(p_booking -> 'status', 'status', 20);
-        IF v_booking.status NOT IN ('pending', 'confirmed', 'checked_in', 'completed', 'cancelled') THEN
+        IF NOT v_booking.status = ANY ((SELECT f.choices FROM app.booking_fields() AS f WHERE f.name = 'status')::text[]) THEN
             PERFORM app.refuse(422, 'invalid_body', 'status');
         END IF;
     END IF;
     IF p_booking ? 'payment_status' THEN
         v_booking.payment_status := app.json_text(p_booking -> 'payment_status', 'payment_status', 20);
-        IF v_booking.payment_status NOT IN ('pending', 'paid', 'partial', 'refunded', 'expired', 'not_required') THEN
+        IF NOT v_booking.payment_status = ANY ((SELECT f.choices FROM app.booking_fields() AS f WHERE f.name = 'payment_status')::text[]) THEN
             PERFORM app.refuse(422, 'invalid_body', 'payment_status');
         END IF;
     END IF;

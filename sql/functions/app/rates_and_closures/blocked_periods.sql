@@ -1,7 +1,9 @@
 -- A lot's closure list: one implementation for the API routes and the console.
 
 -- A sent closure list validated and normalised: a jsonb array of {starts_on, ends_on, reason} in the
--- order sent. Every refusal is PT422 invalid_blocked_periods, `field` in the caller's coordinates:
+-- order sent; its keys, the most entries, the days and the reason's length come from
+-- app.blocked_period_fields. Every refusal is PT422 invalid_blocked_periods, `field` in the caller's
+-- coordinates:
 --   not an array, or more than 100 entries               blocked_periods
 --   an entry that is not an object                        blocked_periods[i]
 --   an unknown key in an entry                            blocked_periods[i].<key>
@@ -24,8 +26,18 @@ DECLARE
     v_periods jsonb := '[]'::jsonb;
     v_collision integer;
     v_all_valid boolean;
+    v_keys text[];
+    v_most_entries integer;
+    v_first_day date;
+    v_last_day date;
+    v_reason_length integer;
 BEGIN
-    IF jsonb_typeof(p_periods) IS DISTINCT FROM 'array' OR jsonb_array_length(p_periods) > 100 THEN
+    SELECT array_agg(f.name ORDER BY f.ordinal) FILTER (WHERE f.in_body AND f.kind <> 'list'),
+           max(f.max_value) FILTER (WHERE f.kind = 'list'), min(f.first_day), max(f.last_day),
+           max(f.max_value) FILTER (WHERE f.name = 'reason')
+      INTO v_keys, v_most_entries, v_first_day, v_last_day, v_reason_length
+      FROM app.blocked_period_fields() AS f;
+    IF jsonb_typeof(p_periods) IS DISTINCT FROM 'array' OR jsonb_array_length(p_periods) > v_most_entries THEN
         PERFORM app.refuse(422, 'invalid_blocked_periods', 'blocked_periods');
     END IF;
     -- One query accepts a list whose every entry is certainly valid and builds it as the loop below
@@ -39,13 +51,13 @@ BEGIN
       INTO v_all_valid, v_periods
       FROM (SELECT a.n, a.entry, d.starts_on, d.ends_on,
                    coalesce(CASE WHEN jsonb_typeof(a.entry) = 'object' THEN
-                                a.entry - ARRAY['starts_on', 'ends_on', 'reason'] = '{}'::jsonb
+                                a.entry - v_keys = '{}'::jsonb
                                 AND to_char(d.starts_on, 'YYYY-MM-DD') = t.starts_on
                                 AND to_char(d.ends_on, 'YYYY-MM-DD') = t.ends_on
-                                AND d.starts_on BETWEEN '2020-01-01' AND '2032-12-31'
-                                AND d.ends_on BETWEEN d.starts_on AND '2032-12-31'
+                                AND d.starts_on BETWEEN v_first_day AND v_last_day
+                                AND d.ends_on BETWEEN d.starts_on AND v_last_day
                                 AND CASE jsonb_typeof(a.entry -> 'reason')
-                                        WHEN 'string' THEN char_length(a.entry ->> 'reason') <= 200
+                                        WHEN 'string' THEN char_length(a.entry ->> 'reason') <= v_reason_length
                                                            AND (a.entry ->> 'reason') !~ ('^[' || app.white_space_class() || ']*$')
                                         WHEN 'null' THEN true
                                         ELSE a.entry -> 'reason' IS NULL
@@ -73,19 +85,19 @@ BEGIN
             IF jsonb_typeof(v_entry) <> 'object' THEN
                 PERFORM app.refuse(422, 'invalid_blocked_periods', v_at);
             END IF;
-            PERFORM app.refuse_unknown_keys(v_entry, ARRAY['starts_on', 'ends_on', 'reason'], v_at || '.', 'invalid_blocked_periods');
+            PERFORM app.refuse_unknown_keys(v_entry, v_keys, v_at || '.', 'invalid_blocked_periods');
             v_starts := app.json_date(v_entry -> 'starts_on', v_at || '.starts_on', 'invalid_blocked_periods');
-            IF v_starts IS NULL OR v_starts NOT BETWEEN '2020-01-01' AND '2032-12-31' THEN
+            IF v_starts IS NULL OR v_starts NOT BETWEEN v_first_day AND v_last_day THEN
                 PERFORM app.refuse(422, 'invalid_blocked_periods', v_at || '.starts_on');
             END IF;
             v_ends := app.json_date(v_entry -> 'ends_on', v_at || '.ends_on', 'invalid_blocked_periods');
-            IF v_ends IS NULL OR v_ends NOT BETWEEN '2020-01-01' AND '2032-12-31' OR v_ends < v_starts THEN
+            IF v_ends IS NULL OR v_ends NOT BETWEEN v_first_day AND v_last_day OR v_ends < v_starts THEN
                 PERFORM app.refuse(422, 'invalid_blocked_periods', v_at || '.ends_on');
             END IF;
             v_reason := coalesce(v_entry -> 'reason', 'null');
             IF jsonb_typeof(v_reason) <> 'null'
                AND (jsonb_typeof(v_reason) <> 'string'
-                    OR char_length(v_reason #>> '{}') > 200
+                    OR char_length(v_reason #>> '{}') > v_reason_length
                     OR app.is_blank(v_reason #>> '{}')) THEN
                 PERFORM app.refuse(422, 'invalid_blocked_periods', v_at || '.reason');
             END IF;

@@ -11,8 +11,8 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    -- The body's keys: the fields of app.rates_fields, and fixed_price (the fixed shape).
-    c_fields constant text[] := ARRAY['fixed_price'] || ARRAY(SELECT f.name FROM app.rates_fields() AS f);
+    -- The body's keys: the fields of app.rates_fields (fixed_price, the fixed shape, among them).
+    c_fields constant text[] := ARRAY(SELECT f.name FROM app.rates_fields() AS f);
     v_rates app.lot_rates;
     v_present text[];
     v_field record;

@@ -87,6 +87,6 @@ SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT app.fields_that_differ(
         CASE WHEN p_old.channel IS NOT NULL THEN pg_catalog.to_jsonb(p_old) END, pg_catalog.to_jsonb(p_new),
-        ARRAY(SELECT f.name FROM app.rates_fields() AS f ORDER BY f.ordinal));
+        ARRAY(SELECT f.name FROM app.rates_fields() AS f WHERE f.stored ORDER BY f.ordinal));
 $$;
 REVOKE ALL ON FUNCTION app.rates_changes(app.lot_rates, app.lot_rates) FROM PUBLIC;
