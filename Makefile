@@ -5,7 +5,8 @@
 #   make bench  the gateway and its SQL against PostgreSQL's own limit (wrk, pgbench), written to
 #               bench/RESULTS.md; `cargo bench` for the pure hot paths (BENCH_DURATION, BENCH_ROUNDS, BENCH_SIZES)
 #   make test   every test layer: rustfmt and clippy, pgTAP (pg_prove, twice for body files: C and
-#               en_US locales), plpgsql_check, cargo tests, the OpenAPI meta-schema check, schemathesis
+#               en_US locales), plpgsql_check, cargo tests, the OpenAPI checks, schemathesis, and the
+#               webhook receiver example against a real delivery
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -15,7 +16,7 @@ CLUSTER := sql/dev/cluster.sh
 LISTEN_ADDR ?= 127.0.0.1:8080
 BASE_PATH ?= /v1
 
-.PHONY: help deps db build run test lint test-sql test-rust test-openapi test-contract fuzz bench
+.PHONY: help deps db build run test lint test-sql test-rust test-openapi test-contract test-examples fuzz bench
 
 help:
 	@echo "make run    start a local database, seed a demo credential and serve on $(LISTEN_ADDR)"
@@ -50,7 +51,7 @@ run: db build
 test: deps
 	@$(CLUSTER) start
 	cargo build --locked --bin ingest
-	$(MAKE) --no-print-directory lint test-sql test-rust test-openapi test-contract
+	$(MAKE) --no-print-directory lint test-sql test-rust test-openapi test-contract test-examples
 
 # The code's layout is rustfmt's (rustfmt.toml), and clippy finds nothing, tests included.
 lint:
@@ -74,6 +75,19 @@ test-openapi:
 # Contract tests: schemathesis (pinned, from PyPI) against a gateway on a fresh database.
 test-contract:
 	INGEST_BIN=target/debug/ingest gateway/contract/run.sh
+
+# The operators' webhook receiver example (gateway/examples/webhook_receiver.py), run by its test
+# against a real delivery of the worker: the pinned requirements in a venv under target/ (made
+# again when requirements.txt changes), then the test that plain `cargo test` skips.
+EXAMPLES_VENV := target/examples-venv
+test-examples: $(EXAMPLES_VENV)/.installed
+	EXAMPLE_PYTHON="$(CURDIR)/$(EXAMPLES_VENV)/bin/python" TEST_DATABASE_URL="$$($(CLUSTER) url postgres)" \
+	    PG_BIN=/usr/lib/postgresql/15/bin cargo test --locked --test integration webhook_receiver_example -- --ignored
+
+$(EXAMPLES_VENV)/.installed: gateway/examples/requirements.txt
+	python3 -m venv $(EXAMPLES_VENV)
+	$(EXAMPLES_VENV)/bin/pip install -q -r gateway/examples/requirements.txt
+	touch $@
 
 # The parser property tests with many more cases than make test runs.
 fuzz:

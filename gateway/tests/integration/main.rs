@@ -9,7 +9,11 @@
 //!   [`supply_concurrency`].
 //! - Hostile and failing surroundings: [`slow_clients`], [`shutdown`], [`database_outage`],
 //!   [`database_tls`], [`parsers_fuzz`] (proptest; `make fuzz` runs many more cases).
-//! - The database's side: [`migrate`], [`server_log_secrets`]; webhook delivery: [`webhooks`].
+//! - The database's side: [`migrate`], [`server_log_secrets`]; webhook delivery: [`webhooks`], and
+//!   the operators' receiver example run against it: [`webhook_receiver_example`] (ignored unless
+//!   Python is set up: `make test-examples`).
+//! - The published contract: [`openapi`] (the document's body schemas against the database's field
+//!   registries).
 //! - For the people who run it: [`operability`] (the admin listener: liveness, readiness, metrics),
 //!   [`scheduling`] (the threads' CPU scheduling policy).
 
@@ -25,6 +29,7 @@ mod lots;
 mod lots_concurrency;
 mod lots_list;
 mod migrate;
+mod openapi;
 mod operability;
 mod parsers_fuzz;
 mod ping;
@@ -37,4 +42,5 @@ mod shutdown;
 mod slow_clients;
 mod supply_concurrency;
 mod unauthorized;
+mod webhook_receiver_example;
 mod webhooks;

@@ -43,6 +43,10 @@ pub struct TestAuthority {
     pub root: CertificateDer<'static>,
     pub server_chain: Vec<CertificateDer<'static>>,
     server_key: Vec<u8>,
+    /// The same three in PEM, for a receiver that is not this process (the example receiver).
+    root_pem: String,
+    server_chain_pem: String,
+    server_key_pem: String,
 }
 
 impl TestAuthority {
@@ -59,7 +63,25 @@ impl TestAuthority {
             root: ca_cert.der().clone(),
             server_chain: vec![server_cert.der().clone()],
             server_key: server_key.serialize_der(),
+            root_pem: ca_cert.pem(),
+            server_chain_pem: server_cert.pem(),
+            server_key_pem: server_key.serialize_pem(),
         }
+    }
+
+    /// Writes the receiver's certificate chain, its key and the authority's root as PEM files
+    /// `server.pem`, `server.key` and `root.pem` in `dir`; answers their paths in that order.
+    pub fn write_pem_files(&self, dir: &std::path::Path) -> [std::path::PathBuf; 3] {
+        let files = [
+            ("server.pem", &self.server_chain_pem),
+            ("server.key", &self.server_key_pem),
+            ("root.pem", &self.root_pem),
+        ];
+        files.map(|(name, contents)| {
+            let path = dir.join(name);
+            std::fs::write(&path, contents).unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
+            path
+        })
     }
 }
 
