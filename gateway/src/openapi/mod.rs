@@ -111,7 +111,9 @@ no body or query string carries an operator id.\n\n\
 and treat an unknown code as its HTTP status (the codes are listed in `ErrorCode`). `field` names a body member \
 by its path in your request (`cancellation.penalty_percent_after`, `blocked_periods[0].ends_on`) or a query \
 parameter by its name. A path that is not a route answers 404 `not_found`; 404 is never an answer about a \
-resource. Every answer carries `X-Request-Id`.\n\n\
+resource. Every answer carries `X-Request-Id`. In any body, a string holding `\\u0000` or a lone \
+surrogate, a key given twice in one object, and a number written with an exponent beyond ±20 (`1e21`) are \
+`invalid_body` naming the member, whatever the field's own form allows.\n\n\
 **Dry runs**: `?dry_run=true` on the three PUT routes runs the write against real data and rolls it back. There \
 is no sandbox.\n\n\
 **Rate limits** (token buckets, per edge worker): all requests 240 then 4/s per source address; failed \
@@ -298,18 +300,46 @@ fn path_item(spec: &RouteSpec) -> Value {
     }
     let verbs: Vec<&str> = spec.operations.iter().map(|o| o.method.as_str()).collect();
     let allow = format!("{}, OPTIONS", verbs.join(", "));
-    item.insert(
-        "options".into(),
-        json!({
-            "operationId": format!("options{}", spec.operations[0].operation_id.trim_start_matches(|c: char| c.is_lowercase())),
-            "tags": [spec.operations[0].tag],
-            "summary": "The path's verbs",
-            "description": format!("Answers 204 with `Allow: {allow}`. No credential."),
-            "security": [],
-            "responses": { "204": shared("Options"), "429": shared("RateLimited") },
-        }),
-    );
+    let mut options = json!({
+        "operationId": options_operation_id(spec.template),
+        "tags": [spec.operations[0].tag],
+        "summary": "The path's verbs",
+        "description": format!("Answers 204 with `Allow: {allow}`. No credential."),
+        "security": [],
+        "responses": { "204": shared("Options"), "429": shared("RateLimited") },
+    });
+    if spec.template.contains("{external_id}") {
+        // Any id: the verbs are the path's, whatever the id (an operation's parameter replaces the path's).
+        options["parameters"] = json!([{
+            "name": "external_id",
+            "in": "path",
+            "required": true,
+            "description": "Any id: the answer does not depend on it.",
+            "schema": { "type": "string" },
+        }]);
+    }
+    item.insert("options".into(), options);
     Value::Object(item)
+}
+
+/// `optionsLotBlockedPeriods` for `/lots/{external_id}/blocked-periods`: the path's words, a
+/// collection named before an id in the singular.
+fn options_operation_id(template: &str) -> String {
+    let segments: Vec<&str> = template.split('/').filter(|s| !s.is_empty()).collect();
+    let mut id = String::from("options");
+    for (at, segment) in segments.iter().enumerate() {
+        if segment.starts_with('{') {
+            continue;
+        }
+        let before_an_id = segments.get(at + 1).is_some_and(|next| next.starts_with('{'));
+        let word = if before_an_id { segment.trim_end_matches('s') } else { segment };
+        for part in word.split('-') {
+            let mut chars = part.chars();
+            id.extend(chars.next().map(|c| c.to_ascii_uppercase()));
+            id.push_str(chars.as_str());
+        }
+    }
+    id
 }
 
 fn external_id_parameter() -> Value {
@@ -497,6 +527,14 @@ mod tests {
                 assert!(known.contains_key(name), "a reference to a missing {kind} {name}");
             }
         }
+    }
+
+    #[test]
+    fn options_operations_are_named_by_their_path() {
+        assert_eq!(options_operation_id("/ping"), "optionsPing");
+        assert_eq!(options_operation_id("/lots"), "optionsLots");
+        assert_eq!(options_operation_id("/lots/{external_id}"), "optionsLot");
+        assert_eq!(options_operation_id("/lots/{external_id}/blocked-periods"), "optionsLotBlockedPeriods");
     }
 
     #[test]
