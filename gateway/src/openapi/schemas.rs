@@ -198,11 +198,31 @@ fn integer_up_to(n: u64) -> String {
         return format!("[0-9]{{1,{}}}", digits.len());
     }
     let mut alternatives = Vec::new();
-    if digits.len() > 1 {
-        alternatives.push(format!("[0-9]{{1,{}}}", digits.len() - 1));
+    match digits.len() {
+        1 => {}
+        2 => alternatives.push("[0-9]".to_string()),
+        length => alternatives.push(format!("[0-9]{{1,{}}}", length - 1)),
     }
     alternatives.push(same_length_up_to(&digits));
     alternatives.join("|")
+}
+
+/// `[0-d]`, or the one digit when d is 0.
+fn digit_up_to(d: u8) -> String {
+    if d == 0 {
+        "0".to_string()
+    } else {
+        format!("[0-{d}]")
+    }
+}
+
+/// `[0-9]` n times.
+fn any_digits(n: usize) -> String {
+    if n == 1 {
+        "[0-9]".to_string()
+    } else {
+        format!("[0-9]{{{n}}}")
+    }
 }
 
 /// The strings of exactly as many digits as `digits`, up to its value.
@@ -210,11 +230,11 @@ fn same_length_up_to(digits: &str) -> String {
     let first = digits.as_bytes()[0] - b'0';
     let rest = &digits[1..];
     if rest.is_empty() {
-        return format!("[0-{first}]");
+        return digit_up_to(first);
     }
     let mut alternatives = Vec::new();
     if first > 0 {
-        alternatives.push(format!("[0-{}][0-9]{{{}}}", first - 1, rest.len()));
+        alternatives.push(format!("{}{}", digit_up_to(first - 1), any_digits(rest.len())));
     }
     alternatives.push(format!("{first}(?:{})", same_length_up_to(rest)));
     alternatives.join("|")
@@ -546,11 +566,17 @@ fn answer_schemas(schemas: &mut Map<String, Value>) {
         let keys = properties.keys().cloned().collect();
         closed_object(properties, keys, description)
     };
-    let changed_names = |fields: Vec<Field>| -> String {
-        fields.iter().map(|f| format!("`{}`", f.name())).collect::<Vec<_>>().join(", ")
+    // `changed`: the registry's names that differ, in its order
+    let changed = |fields: Vec<Field>| {
+        let names: Vec<String> = fields.iter().map(|f| format!("`{}`", f.name())).collect();
+        json!({
+            "type": "array",
+            "items": { "type": "string" },
+            "description": format!("The fields that actually differ, in this order: {}. Empty on unchanged.", names.join(", ")),
+        })
     };
-    let lot_changed = changed_names(registry::lot_fields());
-    let rates_changed = changed_names(registry::rates_fields().into_iter().filter(|f| f.flag("stored")).collect());
+    let lot_changed = changed(registry::lot_fields());
+    let rates_changed = changed(registry::rates_fields().into_iter().filter(|f| f.flag("stored")).collect());
     let result = json!({
         "type": "string",
         "enum": ["created", "updated", "unchanged"],
@@ -601,11 +627,7 @@ fn answer_schemas(schemas: &mut Map<String, Value>) {
         "LotWriteResult".into(),
         write_result(
             json!({
-                "changed": {
-                    "type": "array",
-                    "items": { "type": "string" },
-                    "description": format!("The fields that actually differ, in this order: {lot_changed}. Empty on unchanged."),
-                },
+                "changed": lot_changed,
                 "listing_review_superseded": {
                     "type": "boolean",
                     "description": "True when a reviewed field changed and a pending or approved listing review was voided: the lot stops selling until a person approves it again.",
@@ -619,11 +641,7 @@ fn answer_schemas(schemas: &mut Map<String, Value>) {
         "RatesWriteResult".into(),
         write_result(
             json!({
-                "changed": {
-                    "type": "array",
-                    "items": { "type": "string" },
-                    "description": format!("The fields that actually differ, in this order: {rates_changed}."),
-                },
+                "changed": rates_changed,
                 "envelope_widened": {
                     "type": "boolean",
                     "description": "True when the floor went down, the ceiling went up, the currency changed, `dynamic` flipped, or no envelope existed before: the write may have voided the lot's listing review (a conservative signal, never false when it did). Compared with the envelope live just before the write.",
