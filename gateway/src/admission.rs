@@ -1,16 +1,24 @@
 //! Which rate-limit buckets a request spends, at the steps of DESIGN §5's order of checks:
 //!
 //! 1. before routing, one token of the source's all-requests bucket;
-//! 2. after 404/405, a refusal when the source's failed-authentication bucket is empty (the
-//!    database is not asked);
+//! 2. after 404/405, one token of the source's failed-authentication bucket, held while the request
+//!    is in flight (refused 429 when none is left: the database is not asked);
 //! 3. after the query checks, the claimed credential's buckets: one read token for a GET; one token
 //!    of each write bucket for a PUT, of the burst bucket only for a dry run;
 //! 4. after the answer: a 429 gives back everything taken; a 401 gives back the credential's tokens
-//!    (a wrong secret never spends the real key's) and spends one failed-authentication token.
+//!    (a wrong secret never spends the real key's) and spends the held failed-authentication token.
+//!
+//! The held failed-authentication token is a [`Held`]: only a 401 spends it, and it is given back
+//! when dropped, so every other end of the request gives it back without a line of its own — any
+//! other answer, and also a panic answered 500 or a request future dropped unfinished (a client
+//! gone, a shutdown), which never reach [`Admission::settle`]. However many requests a source has in
+//! flight, it cannot fail authentication more often than its bucket allows; and it has at most as
+//! many requests in flight (past step 2) as it has failed-authentication tokens left.
 //!
 //! Every answer but a 404 and a 401 carries `RateLimit-Policy` and `RateLimit` (IETF httpapi
-//! rate-limit headers draft) describing the tightest bucket the request counted against, or on a
-//! 429 the bucket that refused it.
+//! rate-limit headers draft) describing the tightest bucket the request counted against (the
+//! all-requests and credential buckets; the held failed-authentication token is not described), or
+//! on a 429 the bucket that refused it.
 
 use std::net::IpAddr;
 use std::time::Instant;
@@ -19,7 +27,7 @@ use http::header::HeaderValue;
 use http::{HeaderMap, StatusCode};
 
 use crate::errors::ApiError;
-use crate::ratelimit::{BucketId, BucketKind, RateLimiter, Refusal, Reservation, Standing, Subject};
+use crate::ratelimit::{BucketId, BucketKind, Held, RateLimiter, Refusal, Reservation, Standing, Subject};
 
 /// What a route's credential buckets are charged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,6 +44,10 @@ pub struct Admission<'a> {
     key_id: Option<String>,
     source_held: Reservation,
     credential_held: Reservation,
+    /// Step 2's failed-authentication token while the request is in flight: spent by a 401,
+    /// given back when dropped (in [`Admission::settle`], or with the admission however the request
+    /// ends).
+    failed_auth_held: Option<Held<'a>>,
     counted: Vec<BucketId>,
     refused: Option<Refusal>,
 }
@@ -51,6 +63,7 @@ impl<'a> Admission<'a> {
             key_id: limiter.and(key_id).map(str::to_string),
             source_held: Reservation::default(),
             credential_held: Reservation::default(),
+            failed_auth_held: None,
             counted: Vec::new(),
             refused: None,
         }
@@ -64,11 +77,18 @@ impl<'a> Admission<'a> {
         limiter.take(self.now, &[id], &mut self.source_held).map_err(|refusal| self.refuse(refusal))
     }
 
-    /// Step 2: a source whose failed authentications used up their bucket is refused here.
+    /// Step 2: holds one failed-authentication token of the source until the answer (a 401 spends
+    /// it, anything else gives it back); a source with none left is refused here.
     pub fn source_may_authenticate(&mut self) -> Result<(), ApiError> {
         let Some(limiter) = self.limiter else { return Ok(()) };
         let id = (BucketKind::FailedAuth, Subject::Source(self.source));
-        limiter.has_token(self.now, &id).map_err(|refusal| self.refuse(refusal))
+        match limiter.hold(self.now, id) {
+            Ok(held) => {
+                self.failed_auth_held = Some(held);
+                Ok(())
+            }
+            Err(refusal) => Err(self.refuse(refusal)),
+        }
     }
 
     /// Step 3: the claimed credential's buckets (none when no well-formed key id is presented: the
@@ -95,12 +115,27 @@ impl<'a> Admission<'a> {
     pub fn settle(mut self, status: StatusCode, headers: &mut HeaderMap) {
         let Some(limiter) = self.limiter else { return };
         let now = Instant::now();
+        // The failed-authentication token: spent by a 401 only; any other answer drops it here,
+        // which gives it back.
+        let failed_auth = self.failed_auth_held.take();
+        if status == StatusCode::UNAUTHORIZED {
+            limiter.give_back(now, &mut self.credential_held);
+            match failed_auth {
+                Some(held) => held.spend(),
+                // Every 401 comes after step 2; should one ever not, it still costs a token if
+                // one is left.
+                None => {
+                    if let Ok(held) = limiter.hold(now, (BucketKind::FailedAuth, Subject::Source(self.source))) {
+                        held.spend();
+                    }
+                }
+            }
+        } else {
+            drop(failed_auth);
+        }
         if status == StatusCode::TOO_MANY_REQUESTS {
             limiter.give_back(now, &mut self.source_held);
             limiter.give_back(now, &mut self.credential_held);
-        } else if status == StatusCode::UNAUTHORIZED {
-            limiter.give_back(now, &mut self.credential_held);
-            limiter.spend(now, &(BucketKind::FailedAuth, Subject::Source(self.source)));
         }
         // Not on a 404 (no route), nor on a 401: the uniform 401 is the same bytes and headers
         // whatever its cause, and bucket counts would tell causes and histories apart.
@@ -139,5 +174,164 @@ fn insert_headers(headers: &mut HeaderMap, standing: &Standing) {
     if let (Ok(policy), Ok(current)) = (HeaderValue::from_str(&policy), HeaderValue::from_str(&current)) {
         headers.insert("ratelimit-policy", policy);
         headers.insert("ratelimit", current);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::IpAddr;
+    use std::time::Duration;
+
+    use super::*;
+    use crate::ratelimit::{Limits, Rate};
+
+    const KEY: &str = "pk_api_0123456789abcdef0123456789abcdef";
+
+    fn peer() -> IpAddr {
+        "192.0.2.7".parse().unwrap()
+    }
+
+    /// The spec's limits with `failed_auth` failed-authentication tokens that do not refill in a test.
+    fn limiter(failed_auth: u32) -> RateLimiter {
+        RateLimiter::new(Limits { failed_auth: Rate::new(failed_auth, Duration::from_secs(3600)), ..Limits::spec() })
+    }
+
+    /// A request through step 1 and 2, and the outcome of step 2 (its failed-authentication token
+    /// held, or its refusal).
+    fn arrive(limiter: &RateLimiter) -> (Admission<'_>, Result<(), ApiError>) {
+        let mut admission = Admission::new(Some(limiter), peer(), Some(KEY));
+        admission.request().expect("the all-requests bucket is far from empty");
+        let outcome = admission.source_may_authenticate();
+        (admission, outcome)
+    }
+
+    /// A request past step 2.
+    fn admitted(limiter: &RateLimiter) -> Admission<'_> {
+        let (admission, outcome) = arrive(limiter);
+        outcome.expect("a failed-authentication token is left");
+        admission
+    }
+
+    fn remaining(limiter: &RateLimiter, kind: BucketKind) -> u32 {
+        let subject = match kind {
+            BucketKind::AllRequests | BucketKind::FailedAuth => Subject::Source(peer()),
+            _ => Subject::Credential(KEY.into()),
+        };
+        limiter.standing(Instant::now(), &[(kind, subject)]).unwrap().remaining
+    }
+
+    #[test]
+    fn a_request_in_flight_holds_a_failed_auth_token_so_a_source_cannot_outrun_its_bucket() {
+        let limiter = limiter(1);
+        let first = admitted(&limiter);
+        assert_eq!(remaining(&limiter, BucketKind::FailedAuth), 0);
+        // While it is in flight, the next requests of the source are refused at step 2.
+        for _ in 0..5 {
+            let (refused, outcome) = arrive(&limiter);
+            let error = outcome.expect_err("no token left for a second request in flight");
+            assert_eq!((error.status, error.code.as_ref()), (StatusCode::TOO_MANY_REQUESTS, "rate_limited"));
+            assert_eq!(error.retry_after_seconds, Some(3600));
+            assert_eq!(refused.refused_bucket(), Some(BucketKind::FailedAuth));
+            let mut headers = HeaderMap::new();
+            refused.settle(StatusCode::TOO_MANY_REQUESTS, &mut headers);
+            assert_eq!(headers["ratelimit-policy"], "\"failed_auth\";q=1;w=3600");
+            assert_eq!(headers["ratelimit"], "\"failed_auth\";r=0;t=3600");
+        }
+        assert_eq!(remaining(&limiter, BucketKind::AllRequests), 239, "each refusal gave its all-requests token back");
+        first.settle(StatusCode::UNAUTHORIZED, &mut HeaderMap::new());
+        assert_eq!(remaining(&limiter, BucketKind::FailedAuth), 0, "the 401 spent the held token");
+        assert!(arrive(&limiter).1.is_err());
+    }
+
+    #[test]
+    fn every_answer_but_a_401_gives_the_failed_auth_token_back() {
+        let limiter = limiter(1);
+        for status in [200, 201, 204, 413, 415, 422, 429, 499, 500, 503] {
+            let status = StatusCode::from_u16(status).unwrap();
+            let mut admission = admitted(&limiter);
+            admission.credential(Cost::Write).unwrap();
+            admission.settle(status, &mut HeaderMap::new());
+            assert_eq!(remaining(&limiter, BucketKind::FailedAuth), 1, "{status} gave the token back");
+        }
+        admitted(&limiter).settle(StatusCode::UNAUTHORIZED, &mut HeaderMap::new());
+        assert_eq!(remaining(&limiter, BucketKind::FailedAuth), 0);
+    }
+
+    #[test]
+    fn a_request_that_never_settles_gives_the_token_back_too() {
+        let limiter = limiter(1);
+        // Its future dropped mid-body (a client gone, a shutdown).
+        drop(admitted(&limiter));
+        assert_eq!(remaining(&limiter, BucketKind::FailedAuth), 1);
+        // A panic in the handler, answered 500 by the guard above it.
+        let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _admission = admitted(&limiter);
+            panic!("a handler fault");
+        }));
+        assert!(unwound.is_err());
+        assert_eq!(remaining(&limiter, BucketKind::FailedAuth), 1);
+    }
+
+    #[test]
+    fn a_401_spends_one_failed_auth_token_and_gives_back_the_credentials() {
+        let limiter = limiter(20);
+        let mut admission = admitted(&limiter);
+        admission.credential(Cost::Write).unwrap();
+        let mut headers = HeaderMap::new();
+        admission.settle(StatusCode::UNAUTHORIZED, &mut headers);
+        assert!(headers.is_empty(), "the uniform 401 carries no rate-limit header");
+        assert_eq!(remaining(&limiter, BucketKind::FailedAuth), 19);
+        assert_eq!(remaining(&limiter, BucketKind::WritesBurst), 60);
+        assert_eq!(remaining(&limiter, BucketKind::WritesHourly), 1000);
+    }
+
+    #[test]
+    fn many_requests_at_once_with_one_token_left_fail_authentication_once() {
+        let limiter = limiter(20);
+        for _ in 0..19 {
+            admitted(&limiter).settle(StatusCode::UNAUTHORIZED, &mut HeaderMap::new());
+        }
+        let barrier = std::sync::Barrier::new(40);
+        let admitted_count = std::sync::atomic::AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            for _ in 0..40 {
+                scope.spawn(|| {
+                    let (admission, outcome) = arrive(&limiter);
+                    // Every one has passed step 2 or been refused before any answer comes back.
+                    barrier.wait();
+                    if outcome.is_ok() {
+                        admitted_count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        admission.settle(StatusCode::UNAUTHORIZED, &mut HeaderMap::new());
+                    } else {
+                        admission.settle(StatusCode::TOO_MANY_REQUESTS, &mut HeaderMap::new());
+                    }
+                });
+            }
+        });
+        assert_eq!(admitted_count.into_inner(), 1, "one token, one failed authentication");
+        assert_eq!(remaining(&limiter, BucketKind::FailedAuth), 0);
+    }
+
+    #[test]
+    fn the_headers_describe_the_tightest_bucket_counted_not_the_held_token() {
+        let limiter = RateLimiter::new(Limits::spec());
+        let mut admission = admitted(&limiter);
+        admission.credential(Cost::Read).unwrap();
+        let mut headers = HeaderMap::new();
+        admission.settle(StatusCode::OK, &mut headers);
+        assert_eq!(headers["ratelimit-policy"], "\"reads\";q=120;w=60");
+        assert_eq!(headers["ratelimit"], "\"reads\";r=119;t=1");
+        assert_eq!(remaining(&limiter, BucketKind::FailedAuth), 20);
+    }
+
+    #[test]
+    fn lifted_limits_hold_nothing() {
+        let mut admission = Admission::new(None, peer(), Some(KEY));
+        admission.request().unwrap();
+        admission.source_may_authenticate().unwrap();
+        admission.credential(Cost::Read).unwrap();
+        let mut headers = HeaderMap::new();
+        admission.settle(StatusCode::UNAUTHORIZED, &mut headers);
+        assert!(headers.is_empty());
     }
 }

@@ -6,8 +6,13 @@
 //! A request reserves what it needs all-or-nothing: refused by any bucket, it is answered 429 and
 //! takes nothing from any (a write refused by one write bucket is not charged to the other), and
 //! what it reserved earlier on its way is given back. A 401 gives back the credential's tokens (a
-//! wrong secret never spends the real key's) and spends one failed-authentication token of the
-//! source instead.
+//! wrong secret never spends the real key's).
+//!
+//! A failed-authentication token of the source is [held](RateLimiter::hold) while a request is in
+//! flight ([`Held`]): only a 401 [spends](Held::spend) it; dropped any other way (another answer, a
+//! panic, a client gone mid-body, a shutdown) it is given back. So however many requests are in
+//! flight, a source cannot fail authentication more often than its bucket allows; the price is that
+//! a source has at most as many requests in flight as it has failed-authentication tokens left.
 //!
 //! Memory is bounded: a bucket lives at most [`MAX_BUCKET_AGE`] (400 s), the spec's longest edge
 //! worker life: like a replaced worker, it starts again full. When `max_buckets` are held, the ones
@@ -140,6 +145,31 @@ pub struct Reservation {
     taken: Vec<BucketId>,
 }
 
+/// One token held out of one bucket while a request is in flight: given back when dropped,
+/// whatever ends the request, unless [`Held::spend`] keeps it.
+#[must_use = "a held token is given back as soon as it is dropped"]
+#[derive(Debug)]
+pub struct Held<'a> {
+    limiter: &'a RateLimiter,
+    id: Option<BucketId>,
+}
+
+impl Held<'_> {
+    /// Keeps the token: it is spent, never given back.
+    pub fn spend(mut self) {
+        self.id = None;
+    }
+}
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        if let Some(id) = self.id.take() {
+            let mut buckets = self.limiter.lock();
+            self.limiter.restore(&mut buckets, &id, Instant::now());
+        }
+    }
+}
+
 struct Bucket {
     tokens: f64,
     refilled_at: Instant,
@@ -149,6 +179,12 @@ struct Bucket {
 pub struct RateLimiter {
     limits: Limits,
     buckets: Mutex<HashMap<BucketId, Bucket>>,
+}
+
+impl std::fmt::Debug for RateLimiter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RateLimiter").field("limits", &self.limits).finish_non_exhaustive()
+    }
 }
 
 impl RateLimiter {
@@ -186,32 +222,27 @@ impl RateLimiter {
         Ok(())
     }
 
-    /// Refuses when the bucket has no whole token left; takes nothing.
-    pub fn has_token(&self, now: Instant, id: &BucketId) -> Result<(), Refusal> {
-        let rate = self.limits.rate(id.0);
-        let mut buckets = self.lock();
-        let bucket = self.bucket(&mut buckets, id, now);
-        match bucket.tokens >= 1.0 {
-            true => Ok(()),
-            false => Err(Refusal { kind: id.0, retry_after: seconds_until(1.0 - bucket.tokens, rate) }),
-        }
-    }
-
-    /// Spends one token whatever is left (never below empty): a failed authentication.
-    pub fn spend(&self, now: Instant, id: &BucketId) {
-        let mut buckets = self.lock();
-        let bucket = self.bucket(&mut buckets, id, now);
-        bucket.tokens = (bucket.tokens - 1.0).max(0.0);
+    /// Takes one token of `id` and holds it until the [`Held`] is dropped (given back) or spent;
+    /// refuses, taking nothing, when the bucket has no whole token left.
+    pub fn hold(&self, now: Instant, id: BucketId) -> Result<Held<'_>, Refusal> {
+        let mut reservation = Reservation::default();
+        self.take(now, std::slice::from_ref(&id), &mut reservation)?;
+        Ok(Held { limiter: self, id: Some(id) })
     }
 
     /// Gives back every token of `reservation` (a bucket never holds more than its burst).
     pub fn give_back(&self, now: Instant, reservation: &mut Reservation) {
         let mut buckets = self.lock();
         for id in reservation.taken.drain(..) {
-            let burst = f64::from(self.limits.rate(id.0).burst);
-            let bucket = self.bucket(&mut buckets, &id, now);
-            bucket.tokens = (bucket.tokens + 1.0).min(burst);
+            self.restore(&mut buckets, &id, now);
         }
+    }
+
+    /// One token back into `id`'s bucket, never beyond its burst.
+    fn restore(&self, buckets: &mut HashMap<BucketId, Bucket>, id: &BucketId, now: Instant) {
+        let burst = f64::from(self.limits.rate(id.0).burst);
+        let bucket = self.bucket(buckets, id, now);
+        bucket.tokens = (bucket.tokens + 1.0).min(burst);
     }
 
     /// The tightest of `ids` (fewest whole tokens left).
@@ -256,9 +287,13 @@ impl RateLimiter {
         if now.saturating_duration_since(bucket.born) >= MAX_BUCKET_AGE {
             *bucket = Bucket { tokens: burst, refilled_at: now, born: now };
         }
-        let elapsed = now.saturating_duration_since(bucket.refilled_at).as_secs_f64();
-        bucket.tokens = (bucket.tokens + elapsed * rate.per_second()).min(burst);
-        bucket.refilled_at = now;
+        // Refilled up to the latest time seen, never back: a request that comes with an earlier
+        // time than another's (it took its time before its step) must not credit a span twice.
+        if now > bucket.refilled_at {
+            let elapsed = (now - bucket.refilled_at).as_secs_f64();
+            bucket.tokens = (bucket.tokens + elapsed * rate.per_second()).min(burst);
+            bucket.refilled_at = now;
+        }
         bucket
     }
 
@@ -304,6 +339,21 @@ mod tests {
         (BucketKind::AllRequests, Subject::Source(ip.parse().unwrap()))
     }
 
+    fn failed_auth(ip: &str) -> BucketId {
+        (BucketKind::FailedAuth, Subject::Source(ip.parse().unwrap()))
+    }
+
+    /// Takes `n` tokens of `id` for good.
+    fn use_up(limiter: &RateLimiter, now: Instant, id: &BucketId, n: u32) {
+        for _ in 0..n {
+            limiter.take(now, std::slice::from_ref(id), &mut Reservation::default()).unwrap();
+        }
+    }
+
+    fn remaining(limiter: &RateLimiter, now: Instant, id: &BucketId) -> u32 {
+        limiter.standing(now, std::slice::from_ref(id)).unwrap().remaining
+    }
+
     #[test]
     fn a_bucket_allows_its_burst_then_refuses_with_the_seconds_until_a_token() {
         let limiter = limiter(100);
@@ -323,14 +373,14 @@ mod tests {
     fn refill_is_continuous_and_never_beyond_the_burst() {
         let limiter = limiter(100);
         let now = Instant::now();
-        let id = (BucketKind::FailedAuth, Subject::Source("192.0.2.1".parse().unwrap()));
+        let id = failed_auth("192.0.2.1");
         for _ in 0..20 {
-            limiter.spend(now, &id);
+            limiter.hold(now, id.clone()).unwrap().spend();
         }
-        let refusal = limiter.has_token(now, &id).unwrap_err();
+        let refusal = limiter.hold(now, id.clone()).unwrap_err();
         assert_eq!(refusal.retry_after, 3, "one failed-authentication token every 3 s");
-        assert!(limiter.has_token(now + Duration::from_millis(2999), &id).is_err());
-        assert!(limiter.has_token(now + Duration::from_secs(3), &id).is_ok());
+        assert!(limiter.hold(now + Duration::from_millis(2999), id.clone()).is_err());
+        assert!(limiter.hold(now + Duration::from_secs(3), id.clone()).is_ok());
         let standing = limiter.standing(now + Duration::from_secs(3600), &[id]).unwrap();
         assert_eq!((standing.remaining, standing.quota, standing.reset), (20, 20, 0), "full, not more");
     }
@@ -371,12 +421,8 @@ mod tests {
         let now = Instant::now();
         let hourly = (BucketKind::WritesHourly, Subject::Credential("k".into()));
         let burst = (BucketKind::WritesBurst, Subject::Credential("k".into()));
-        for _ in 0..1000 {
-            limiter.spend(now, &hourly);
-        }
-        for _ in 0..60 {
-            limiter.spend(now, &burst);
-        }
+        use_up(&limiter, now, &hourly, 1000);
+        use_up(&limiter, now, &burst, 60);
         let refusal = limiter.take(now, &[burst, hourly], &mut Reservation::default()).unwrap_err();
         assert_eq!(refusal, Refusal { kind: BucketKind::WritesHourly, retry_after: 4 }, "3.6 s, rounded up");
     }
@@ -386,10 +432,8 @@ mod tests {
         let limiter = limiter(100);
         let now = Instant::now();
         let hourly = (BucketKind::WritesHourly, Subject::Credential("k".into()));
-        for _ in 0..1000 {
-            limiter.spend(now, &hourly);
-        }
-        assert!(limiter.has_token(now + Duration::from_secs(399), &hourly).is_ok(), "110 tokens refilled by then");
+        use_up(&limiter, now, &hourly, 1000);
+        assert!(limiter.hold(now + Duration::from_secs(399), hourly.clone()).is_ok(), "110 tokens refilled by then");
         assert_eq!(
             limiter.standing(now + Duration::from_secs(399), std::slice::from_ref(&hourly)).unwrap().remaining,
             110
@@ -412,6 +456,90 @@ mod tests {
                 .unwrap();
             assert!(limiter.held() <= 1000);
         }
+    }
+
+    #[test]
+    fn a_held_token_is_taken_at_once_and_given_back_when_dropped() {
+        let limiter = limiter(100);
+        let now = Instant::now();
+        let id = failed_auth("192.0.2.1");
+        let held = limiter.hold(now, id.clone()).unwrap();
+        assert_eq!(remaining(&limiter, now, &id), 19, "taken while the request is in flight");
+        drop(held);
+        assert_eq!(remaining(&limiter, now, &id), 20, "given back");
+    }
+
+    #[test]
+    fn a_spent_token_is_not_given_back() {
+        let limiter = limiter(100);
+        let now = Instant::now();
+        let id = failed_auth("192.0.2.1");
+        limiter.hold(now, id.clone()).unwrap().spend();
+        assert_eq!(remaining(&limiter, now, &id), 19);
+    }
+
+    #[test]
+    fn with_one_token_left_only_one_of_many_requests_in_flight_holds_it() {
+        let limiter = limiter(100);
+        let now = Instant::now();
+        let id = failed_auth("192.0.2.1");
+        use_up(&limiter, now, &id, 19);
+        let mut in_flight = Vec::new();
+        let mut refused = 0;
+        for _ in 0..40 {
+            match limiter.hold(now, id.clone()) {
+                Ok(held) => in_flight.push(held),
+                Err(refusal) => {
+                    assert_eq!(refusal, Refusal { kind: BucketKind::FailedAuth, retry_after: 3 });
+                    refused += 1;
+                }
+            }
+        }
+        assert_eq!((in_flight.len(), refused), (1, 39));
+        // All of them fail authentication: one token is spent, as the bucket allows.
+        in_flight.into_iter().for_each(Held::spend);
+        assert_eq!(remaining(&limiter, now, &id), 0);
+        assert!(limiter.hold(now, id).is_err());
+    }
+
+    #[test]
+    fn a_held_token_is_given_back_by_a_panic_too() {
+        let limiter = limiter(100);
+        let now = Instant::now();
+        let id = failed_auth("192.0.2.1");
+        let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _held = limiter.hold(now, id.clone()).unwrap();
+            panic!("a handler fault");
+        }));
+        assert!(unwound.is_err());
+        assert_eq!(remaining(&limiter, now, &id), 20);
+    }
+
+    #[test]
+    fn a_bucket_given_back_to_never_holds_more_than_its_burst() {
+        let limiter = limiter(100);
+        let now = Instant::now();
+        let id = failed_auth("192.0.2.1");
+        let held = limiter.hold(now, id.clone()).unwrap();
+        // Refilled to full while the token was held: giving it back adds nothing.
+        assert_eq!(remaining(&limiter, now + Duration::from_secs(3), &id), 20);
+        drop(held);
+        assert_eq!(remaining(&limiter, now + Duration::from_secs(3), &id), 20);
+    }
+
+    #[test]
+    fn an_earlier_time_never_credits_a_span_twice() {
+        let limiter = limiter(100);
+        let now = Instant::now();
+        let id = failed_auth("192.0.2.1");
+        use_up(&limiter, now, &id, 20);
+        // A request that took its time comes with `now` after another came with now + 2.9 s.
+        assert!(limiter.hold(now + Duration::from_millis(2900), id.clone()).is_err());
+        assert!(limiter.hold(now, id.clone()).is_err());
+        // 5.9 s after `now` the bucket holds 5.9 / 3 tokens, not 2.9 / 3 more: one hold, not two.
+        let later = now + Duration::from_millis(5900);
+        limiter.hold(later, id.clone()).unwrap().spend();
+        assert!(limiter.hold(later, id).is_err());
     }
 
     #[test]

@@ -4,16 +4,25 @@
 //! the source's failed-authentication budget, and an empty one refuses before the database; the
 //! source is the peer or the signed edge header. Small limits are set per test through the
 //! `RATE_LIMIT_*` settings (the harness lifts them for every other test).
+//!
+//! A request in flight holds one failed-authentication token of its source from step 2 to its
+//! answer (DESIGN §5): requests with slowly sent bodies, over raw connections, show that many bad
+//! credentials at once fail authentication no more often than the bucket allows, that a source
+//! with a full bucket still has 20 requests in flight (and no more), and that every answer but a
+//! 401 gives the token back.
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::net::SocketAddr;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use hmac::{Hmac, Mac};
 use http::Method;
 use serde_json::json;
 use sha2::Sha256;
+use tokio::io::AsyncWriteExt as _;
+use tokio::net::TcpStream;
 
 use crate::common::lots::json_headers;
-use crate::common::{assert_uniform_401, Credential, TestApp, TestResponse};
+use crate::common::{assert_uniform_401, read_raw_answer, Credential, TestApp, TestResponse};
 
 async fn app_with(limits: &[(&str, &str)]) -> TestApp {
     let limits: Vec<(String, String)> = limits.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
@@ -116,7 +125,8 @@ async fn a_wrong_secret_never_spends_the_real_keys_tokens_but_spends_the_sources
 #[tokio::test]
 async fn the_source_is_the_signed_edge_header_when_valid_and_the_peer_otherwise() {
     let secret = "the edge's shared secret";
-    let app = app_with(&[("RATE_LIMIT_ALL_REQUESTS", "2/30s"), ("EDGE_SECRET", secret)]).await;
+    let app =
+        app_with(&[("RATE_LIMIT_ALL_REQUESTS", "2/30s"), ("EDGE_SECRET", secret), ("EDGE_PEERS", "127.0.0.0/8")]).await;
     let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs();
     let signed = |ip: &str| {
         let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).unwrap();
@@ -139,4 +149,252 @@ async fn the_source_is_the_signed_edge_header_when_valid_and_the_peer_otherwise(
     assert_eq!(app.get("/v1/nowhere", &[("x-forwarded-client", &forged)]).await.status, 404);
     assert_eq!(app.get("/v1/nowhere", &[]).await.status, 404);
     assert_eq!(app.get("/v1/nowhere", &[("x-forwarded-client", &forged)]).await.status, 429, "the peer is used up");
+}
+
+fn lot_body() -> Vec<u8> {
+    json!({"name": "Limited", "timezone": "Europe/London", "handover": "self", "online_bookable": true})
+        .to_string()
+        .into_bytes()
+}
+
+/// A PUT head: `length` None sends the body chunked.
+fn put_head(path: &str, authorization: &str, content_type: &str, length: Option<usize>) -> String {
+    let framing = match length {
+        Some(length) => format!("content-length: {length}"),
+        None => "transfer-encoding: chunked".to_string(),
+    };
+    format!(
+        "PUT {path} HTTP/1.1\r\nhost: x\r\nauthorization: {authorization}\r\ncontent-type: {content_type}\r\n{framing}\r\n\r\n"
+    )
+}
+
+/// How a slowly sent request ends on the client's side: the rest of its body, or the client goes
+/// away (shuts its side of the connection down) instead.
+#[derive(Clone)]
+enum Rest {
+    Send(Vec<u8>),
+    GoAway,
+}
+
+/// Sends `head` and `first` over a connection of its own, then `rest` `late` (unless the answer
+/// came first: a refusal before the body is read). The raw answer, or None when the connection was
+/// closed without one.
+async fn slowly(addr: SocketAddr, head: String, first: Vec<u8>, rest: Rest, late: Duration) -> Option<String> {
+    let mut stream = TcpStream::connect(addr).await.expect("connect");
+    stream.write_all(head.as_bytes()).await.expect("the head");
+    stream.write_all(&first).await.expect("the first bytes of the body");
+    if let Ok(early) = tokio::time::timeout(late, read_raw_answer(&mut stream)).await {
+        return early;
+    }
+    match rest {
+        Rest::Send(rest) => {
+            let _ = stream.write_all(&rest).await;
+        }
+        Rest::GoAway => {
+            let _ = stream.shutdown().await;
+        }
+    }
+    read_raw_answer(&mut stream).await
+}
+
+/// A request sent slowly (the first byte of its body at once, the rest late) and the status it must
+/// end in (None: the client goes away instead of sending the rest, and gets no answer).
+struct SlowCase {
+    name: &'static str,
+    head: String,
+    first: Vec<u8>,
+    rest: Rest,
+    expected: Option<u16>,
+}
+
+impl SlowCase {
+    fn ending(name: &'static str, head: String, body: &[u8], expected: Option<u16>) -> SlowCase {
+        let rest = match expected {
+            Some(_) => Rest::Send(body[1..].to_vec()),
+            None => Rest::GoAway,
+        };
+        SlowCase { name, head, first: body[..1].to_vec(), rest, expected }
+    }
+}
+
+/// A slowly sent PUT of `body` (its first byte at once, the rest `late`).
+fn slow_put(
+    app: &TestApp,
+    path: &str,
+    authorization: &str,
+    body: Vec<u8>,
+    late: Duration,
+) -> tokio::task::JoinHandle<Option<String>> {
+    let head = put_head(path, authorization, "application/json", Some(body.len()));
+    let (first, rest) = (body[..1].to_vec(), body[1..].to_vec());
+    tokio::spawn(slowly(app.addr, head, first, Rest::Send(rest), late))
+}
+
+/// The status of a raw answer.
+fn status_of(answer: &str) -> u16 {
+    answer.split(' ').nth(1).and_then(|status| status.parse().ok()).unwrap_or_else(|| panic!("{answer:?}"))
+}
+
+/// The value of header `name` (lower case) in a raw answer.
+fn header_of<'a>(answer: &'a str, name: &str) -> Option<&'a str> {
+    let head = &answer[..answer.find("\r\n\r\n").unwrap_or(answer.len())];
+    head.lines().skip(1).find_map(|line| {
+        let (key, value) = line.split_once(':')?;
+        key.trim().eq_ignore_ascii_case(name).then(|| value.trim())
+    })
+}
+
+/// A raw answer's body.
+fn body_of(answer: &str) -> &str {
+    answer.split_once("\r\n\r\n").map_or("", |(_, body)| body)
+}
+
+/// 429 `rate_limited` from `bucket`, with a Retry-After of at least a second.
+fn assert_refused_by(response: &TestResponse, bucket: &str) {
+    response.assert_error(429, "rate_limited", None);
+    let retry_after: u64 = response.header("retry-after").expect("Retry-After").parse().unwrap();
+    assert!(retry_after >= 1, "Retry-After {retry_after}");
+    let policy = response.header("ratelimit-policy").expect("RateLimit-Policy on a 429");
+    assert!(policy.starts_with(&format!("\"{bucket}\";q=")), "{policy}");
+}
+
+fn wrong_secret(credential: &Credential) -> String {
+    format!("Bearer {}.pk_sec_{}", credential.key_id, "0".repeat(64))
+}
+
+/// Issue 31: the failed-authentication token used to be looked at on arrival and spent when the
+/// 401 came back, so every request sent while one token was left passed, and all failed.
+#[tokio::test]
+async fn with_one_failed_auth_token_left_forty_slow_bad_credentials_at_once_fail_authentication_at_most_twice() {
+    // The spec's buckets: 20 failed authentications, then one per 3 s.
+    let app = app_with(&[]).await;
+    let (_operator, credential) = app.operator_with_credential().await;
+    let wrong = wrong_secret(&credential);
+    let spending = Instant::now();
+    for _ in 0..19 {
+        assert_uniform_401(&app.ping(Some(&wrong)).await);
+    }
+    let spent_in = spending.elapsed();
+
+    let late = Duration::from_secs(1);
+    let in_flight: Vec<_> =
+        (0..40).map(|n| slow_put(&app, &format!("/v1/lots/bad-{n}"), &wrong, lot_body(), late)).collect();
+    let (mut unauthorized, mut refused) = (0, 0);
+    for request in in_flight {
+        let answer = request.await.unwrap().expect("every request is answered");
+        match status_of(&answer) {
+            401 => {
+                assert_eq!(body_of(&answer), r#"{"error":"unauthorized"}"#);
+                unauthorized += 1;
+            }
+            429 => {
+                assert_eq!(body_of(&answer), r#"{"error":"rate_limited"}"#);
+                let retry_after: u64 = header_of(&answer, "retry-after").expect("Retry-After").parse().unwrap();
+                assert!(retry_after >= 1);
+                assert!(header_of(&answer, "ratelimit-policy").unwrap().starts_with("\"failed_auth\";"), "{answer}");
+                refused += 1;
+            }
+            _ => panic!("neither 401 nor 429: {answer}"),
+        }
+    }
+    assert!(
+        (1..=2).contains(&unauthorized),
+        "{unauthorized} of 40 failed authentication with one token left (19 spent in {spent_in:?}): the bucket allows \
+         one, plus what refills while they are in flight"
+    );
+    assert_eq!(unauthorized + refused, 40);
+}
+
+#[tokio::test]
+async fn a_source_with_a_full_failed_auth_bucket_gets_twenty_slow_requests_through_at_once_and_no_more() {
+    let app = app_with(&[("RATE_LIMIT_FAILED_AUTH", "20/60s")]).await;
+    let (_operator, credential) = app.operator_with_credential().await;
+    let late = Duration::from_millis(1500);
+    let in_flight: Vec<_> = (0..20)
+        .map(|n| slow_put(&app, &format!("/v1/lots/many-{n}"), &credential.bearer(), lot_body(), late))
+        .collect();
+    // All twenty hold a failed-authentication token while their bodies arrive: a 21st request of
+    // the source in flight is refused, whatever its credential (README: requests in flight).
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_refused_by(&ping(&app, &credential).await, "failed_auth");
+    for request in in_flight {
+        let answer = request.await.unwrap().expect("every request is answered");
+        assert_eq!(status_of(&answer), 201, "{answer}");
+    }
+    assert_eq!(app.lot_ids(&credential).await.len(), 20);
+    // Every token is back: twenty failed authentications are still allowed, then no more.
+    let wrong = wrong_secret(&credential);
+    for _ in 0..20 {
+        assert_uniform_401(&app.ping(Some(&wrong)).await);
+    }
+    assert_refused_by(&app.ping(Some(&wrong)).await, "failed_auth");
+}
+
+#[tokio::test]
+async fn every_answer_but_a_401_gives_the_held_failed_auth_token_back() {
+    // One failed-authentication token, as good as no refill during the test.
+    let app = app_with(&[("RATE_LIMIT_FAILED_AUTH", "1/60s")]).await;
+    let (_operator, credential) = app.operator_with_credential().await;
+    let (bearer, wrong) = (credential.bearer(), wrong_secret(&credential));
+    let late = Duration::from_millis(600);
+    let lot = lot_body();
+    let json = "application/json";
+    // Each request holds the one token while its body arrives, then ends in something else than a
+    // 401; the next one could not pass step 2 if the token had not been given back.
+    let mut oversized = format!("{:x}\r\n", 64 * 1024 + 1).into_bytes();
+    oversized.resize(oversized.len() + 64 * 1024 + 1, b'a');
+    let cases = [
+        SlowCase::ending("a write", put_head("/v1/lots/kept", &bearer, json, Some(lot.len())), &lot, Some(201)),
+        SlowCase::ending(
+            "a body that is not JSON",
+            put_head("/v1/lots/kept", &bearer, json, Some(9)),
+            b"{not json",
+            Some(422),
+        ),
+        SlowCase::ending(
+            "an unknown query parameter",
+            put_head("/v1/lots/kept?bogus=1", &bearer, json, Some(lot.len())),
+            &lot,
+            Some(422),
+        ),
+        SlowCase::ending(
+            "a body not declared JSON",
+            put_head("/v1/lots/kept", &bearer, "text/plain", Some(lot.len())),
+            &lot,
+            Some(415),
+        ),
+        SlowCase::ending(
+            "a body over 64 KiB, found while reading",
+            put_head("/v1/lots/kept", &bearer, json, None),
+            &oversized,
+            Some(413),
+        ),
+        SlowCase::ending(
+            "a client gone mid-body",
+            put_head("/v1/lots/gone", &bearer, json, Some(lot.len())),
+            &lot,
+            None,
+        ),
+    ];
+    for (n, SlowCase { name, head, first, rest, expected }) in cases.into_iter().enumerate() {
+        let request = tokio::spawn(slowly(app.addr, head, first, rest, late));
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        // While it is in flight the token is held: a bad credential is refused before the database.
+        assert_refused_by(&app.ping(Some(&wrong)).await, "failed_auth");
+        if n == 0 {
+            // 404 and 405 come before step 2: they are answered as ever, and hold nothing.
+            assert_eq!(app.get("/v1/nowhere", &[("authorization", &wrong)]).await.status, 404);
+            assert_eq!(app.request(Method::DELETE, "/v1/ping", Default::default(), "").await.status, 405);
+        }
+        let answer = request.await.unwrap();
+        assert_eq!(answer.as_deref().map(status_of), expected, "{name}: {answer:?}");
+    }
+    assert_eq!(app.lot_ids(&credential).await, ["kept"]);
+    // A read, a query refusal: the token is still there.
+    assert_eq!(ping(&app, &credential).await.status, 200);
+    app.get("/v1/lots?limit=0", &[("authorization", &bearer)]).await.assert_error(422, "invalid_query", Some("limit"));
+    // It is spent by a 401 only.
+    assert_uniform_401(&app.ping(Some(&wrong)).await);
+    assert_refused_by(&app.ping(Some(&wrong)).await, "failed_auth");
+    assert_refused_by(&ping(&app, &credential).await, "failed_auth");
 }
