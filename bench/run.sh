@@ -238,9 +238,14 @@ bench_size() {
     chmod a+r "$work"/*.json
 
     # The gateway: release build, rate limits lifted, no webhook worker; its admin listener serves the
-    # clocks read at one connection.
+    # clocks read at one connection. CPU_SCHEDULING=batch, not the default normal: here the gateway,
+    # wrk and PostgreSQL share this machine's cores, and under SCHED_BATCH a gateway thread woken by a
+    # backend's answer does not preempt a running backend mid-call (ping at 16 connections 0.65 ->
+    # 0.77 x pgbench: bench/FINDINGS.md, "Sixteen connections: the gateway's threads under
+    # SCHED_BATCH"). With the database on other machines, as in production, it gains nothing.
     DATABASE_URL="$gateway_url" LISTEN_ADDR="127.0.0.1:$port" RATE_LIMITS=off DATABASE_POOL_SIZE=64 \
-        WEBHOOK_WORKER=off ADMIN_LISTEN_ADDR="127.0.0.1:$admin_port" LOG_LEVEL=warn "$ingest" serve >"$work/gateway.log" 2>&1 &
+        CPU_SCHEDULING=batch WEBHOOK_WORKER=off ADMIN_LISTEN_ADDR="127.0.0.1:$admin_port" LOG_LEVEL=warn \
+        "$ingest" serve >"$work/gateway.log" 2>&1 &
     gateway_pid=$!
     for _ in $(seq 50); do curl -fs -o /dev/null -H "Authorization: $auth" "http://127.0.0.1:$port/v1/ping" && break; sleep 0.1; done
 
@@ -335,7 +340,8 @@ if [ -f "$out" ]; then cp "$out" "$earlier"; else : >"$earlier"; fi
     echo "Written by \`make bench\` (bench/run.sh) on $(date -u +%Y-%m-%d), commit $(git -C "$root" rev-parse --short HEAD),"
     echo "$(nproc) cores, $(psql "$admin_url" -XAtqc 'SHOW server_version'), each side measured ${duration} s on a route,"
     echo "in $rounds alternating rounds of $window s (see bench/run.sh). **Rate limits"
-    echo "lifted for the run (RATE_LIMITS=off).** Gateway: release build, pool of 64, request log at warn; wrk over"
+    echo "lifted for the run (RATE_LIMITS=off).** Gateway: release build, pool of 64, request log at warn,"
+    echo "CPU_SCHEDULING=batch (it shares these cores with PostgreSQL; the default is normal); wrk over"
     echo "loopback. pgbench: the gateway's own SQL call as its role (\`-M prepared\`). Floor: the plainest SQL"
     echo "returning the same JSON, as the superuser (no row-level security; GET /lots checks the credential by"
     echo "key id and HMAC, the other floors none). req/s and tps: the rounds' mean; latencies in ms, p50 the"

@@ -11,6 +11,11 @@
 //! credential: keep the listener on a private address. Its requests write no log line (probes come
 //! every few seconds); a change of readiness does.
 //!
+//! At most 64 connections at once, each with a deadline on its request head (10 s) and the API's
+//! on a stalled answer (`SEND_TIMEOUT_MS`): a client that pipelines requests and never reads the
+//! answers is closed once a write has waited that long, so such clients cannot hold every slot and
+//! starve the balancer's `/readyz` and `/livez`.
+//!
 //! For `serve`, readiness is the database's and the schema's ([`Probe`]), and turns 503
 //! `shutting_down` as soon as a shutdown is announced; the listener keeps answering until the API
 //! listener is done, so a balancer sees the 503, then stops. For `webhooks` (the worker alone),
@@ -32,6 +37,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
 use tokio::sync::{watch, Semaphore};
+use tokio_io_timeout::TimeoutStream;
 
 use crate::dispatch::AppState;
 use crate::metrics::{Metrics, WebhookMetrics, CONTENT_TYPE as METRICS_CONTENT_TYPE};
@@ -46,6 +52,9 @@ const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 const CLOSING_GRACE: Duration = Duration::from_secs(1);
 /// The worker alone is unready when no sweep reached the database for this long (at least).
 const WORKER_STALE_AFTER: Duration = Duration::from_secs(5);
+/// The stalled-write deadline of [`Admin::worker`] until [`Admin::with_send_timeout`] gives it
+/// `SEND_TIMEOUT_MS`: that setting's default.
+const DEFAULT_SEND_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// What the listener reports on.
 // One per process: the size of its variants does not matter.
@@ -61,11 +70,15 @@ pub struct Admin {
     target: Target,
     /// The last verdict of `/readyz` (0: none yet, 1: ready, 2: unready), to log changes only.
     last_verdict: AtomicU8,
+    /// How long one write of an answer may wait for the client to take bytes (`SEND_TIMEOUT_MS`).
+    send_timeout: Duration,
 }
 
 impl Admin {
+    /// The gateway's, with its `SEND_TIMEOUT_MS`.
     pub fn gateway(state: Arc<AppState>, probe: Probe) -> Admin {
-        Admin { target: Target::Gateway { state, probe }, last_verdict: AtomicU8::new(0) }
+        let send_timeout = state.config.send_timeout;
+        Admin { target: Target::Gateway { state, probe }, last_verdict: AtomicU8::new(0), send_timeout }
     }
 
     /// The worker alone: ready while its sweeps reach the database (none for three sweep intervals,
@@ -77,7 +90,13 @@ impl Admin {
             stale_after: (sweep_interval * 3).max(WORKER_STALE_AFTER),
             stopping,
         };
-        Admin { target, last_verdict: AtomicU8::new(0) }
+        Admin { target, last_verdict: AtomicU8::new(0), send_timeout: DEFAULT_SEND_TIMEOUT }
+    }
+
+    /// The stalled-write deadline (`SEND_TIMEOUT_MS`), in place of the one it was made with.
+    pub fn with_send_timeout(mut self, send_timeout: Duration) -> Admin {
+        self.send_timeout = send_timeout;
+        self
     }
 
     /// `/readyz`'s verdict.
@@ -142,6 +161,11 @@ pub async fn serve(listener: TcpListener, admin: Arc<Admin>, shutdown: impl Futu
             },
             () = &mut shutdown => break,
         };
+        // As on the API (`server::serve`): a client that stops reading its answers (pipelining
+        // requests meanwhile, or not) would hold its slot for ever; a write that stays stalled for
+        // SEND_TIMEOUT_MS fails, and hyper closes the connection.
+        let mut stream = TimeoutStream::new(stream);
+        stream.set_write_timeout(Some(admin.send_timeout));
         let admin = admin.clone();
         let service = service_fn(move |request| {
             let admin = admin.clone();
@@ -150,7 +174,7 @@ pub async fn serve(listener: TcpListener, admin: Arc<Admin>, shutdown: impl Futu
         let connection = http1::Builder::new()
             .timer(TokioTimer::new())
             .header_read_timeout(HEADER_TIMEOUT)
-            .serve_connection(TokioIo::new(stream), service);
+            .serve_connection(TokioIo::new(Box::pin(stream)), service);
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
             let _ = connection.await;

@@ -5,7 +5,10 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use ipnet::IpNet;
+
 use crate::ratelimit::{Limits, Rate};
+use crate::source::parse_edge_peers;
 
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -48,6 +51,9 @@ pub struct Config {
     pub rate_limits: Option<Limits>,
     /// `EDGE_SECRET`: the key of the signed `X-Forwarded-Client` header; none: the peer counts.
     pub edge_secret: Option<Vec<u8>>,
+    /// `EDGE_PEERS` (default none): the CIDR ranges the edge connects from, comma-separated; the
+    /// header is honoured only from a peer in one of them (none: never).
+    pub edge_peers: Vec<IpNet>,
 }
 
 /// The webhook worker's settings.
@@ -69,6 +75,9 @@ pub struct WebhookSettings {
     pub backlog_interval: Duration,
     /// `WEBHOOK_PUBLIC_RANGES` (staging only; default none): CIDR ranges that count as public.
     pub public_ranges: String,
+    /// `WEBHOOK_NAT64_PREFIXES` (default none): the network's own NAT64 prefixes (RFC 6052: /32, /40,
+    /// /48, /56, /64 or /96), whose addresses are judged by the IPv4 address they carry.
+    pub nat64_prefixes: Vec<crate::webhooks::address::Nat64Prefix>,
     /// `WEBHOOK_EXTRA_ROOTS` (staging only; default none): a PEM file of extra trust anchors.
     pub extra_roots: Option<PathBuf>,
 }
@@ -102,6 +111,7 @@ impl Config {
                 &get("WEBHOOK_BACKLOG_INTERVAL_MS", "10000"),
             )? as u64),
             public_ranges: get("WEBHOOK_PUBLIC_RANGES", ""),
+            nat64_prefixes: crate::webhooks::address::Nat64Prefix::parse_list(&get("WEBHOOK_NAT64_PREFIXES", ""))?,
             extra_roots: lookup("WEBHOOK_EXTRA_ROOTS").filter(|path| !path.is_empty()).map(PathBuf::from),
         };
         let webhook_worker = match get("WEBHOOK_WORKER", "on").as_str() {
@@ -163,6 +173,7 @@ impl Config {
             webhooks,
             rate_limits,
             edge_secret: lookup("EDGE_SECRET").filter(|secret| !secret.is_empty()).map(String::into_bytes),
+            edge_peers: parse_edge_peers(&get("EDGE_PEERS", ""))?,
         })
     }
 }
@@ -237,6 +248,22 @@ mod tests {
     }
 
     #[test]
+    fn nat64_prefixes_are_none_by_default_and_a_bad_one_stops_the_start() {
+        use crate::webhooks::address::Nat64Prefix;
+
+        assert_eq!(config(&[("DATABASE_URL", "u")]).unwrap().webhooks.nat64_prefixes, []);
+        let listed = config(&[("DATABASE_URL", "u"), ("WEBHOOK_NAT64_PREFIXES", "2a00:1450::/32, 64:ff9b:1::/48")]);
+        assert_eq!(
+            listed.unwrap().webhooks.nat64_prefixes,
+            Nat64Prefix::parse_list("2a00:1450::/32,64:ff9b:1::/48").unwrap()
+        );
+        assert_eq!(
+            config(&[("DATABASE_URL", "u"), ("WEBHOOK_NAT64_PREFIXES", "2a00:1450::/33")]).unwrap_err(),
+            "WEBHOOK_NAT64_PREFIXES: \"2a00:1450::/33\": a NAT64 prefix is /32, /40, /48, /56, /64 or /96 (RFC 6052)"
+        );
+    }
+
+    #[test]
     fn the_admin_listener_is_off_when_empty_and_its_address_is_checked() {
         assert_eq!(config(&[("DATABASE_URL", "u"), ("ADMIN_LISTEN_ADDR", "")]).unwrap().admin_listen, None);
         let moved = config(&[("DATABASE_URL", "u"), ("ADMIN_LISTEN_ADDR", "0.0.0.0:9000")]).unwrap();
@@ -269,5 +296,17 @@ mod tests {
             .contains("DATABASE_POOL_SIZE"));
         assert!(config(&[("DATABASE_URL", "u"), ("LISTEN_ADDR", "nope")]).unwrap_err().contains("LISTEN_ADDR"));
         assert!(config(&[("DATABASE_URL", "u"), ("BASE_PATH", "/v1/")]).unwrap_err().contains("BASE_PATH"));
+    }
+
+    #[test]
+    fn edge_peers_are_none_by_default_and_a_bad_range_stops_the_start() {
+        assert_eq!(config(&[("DATABASE_URL", "u")]).unwrap().edge_peers, Vec::<IpNet>::new());
+        let peers = config(&[("DATABASE_URL", "u"), ("EDGE_PEERS", "10.1.0.0/16, fd00::/8")]).unwrap().edge_peers;
+        assert_eq!(peers, vec!["10.1.0.0/16".parse::<IpNet>().unwrap(), "fd00::/8".parse().unwrap()]);
+        assert_eq!(
+            config(&[("DATABASE_URL", "u"), ("EDGE_PEERS", "10.1.0.0/16,edge")]).unwrap_err(),
+            "EDGE_PEERS is not valid: \"edge\" is not a CIDR range (comma-separated, like 10.0.0.0/8, fd00::/8 or \
+             192.0.2.1/32)"
+        );
     }
 }

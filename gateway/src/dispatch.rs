@@ -185,8 +185,9 @@ where
     let is_openapi = parts.uri.path() == state.openapi.0;
     let route = matched.as_ref().map(|m| m.route.template()).or(is_openapi.then_some("/openapi.json"));
     let now_unix = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |elapsed| elapsed.as_secs());
-    let forwarded = parts.headers.get(FORWARDED_CLIENT).map(HeaderValue::as_bytes);
-    let source = source_address(peer, forwarded, state.config.edge_secret.as_deref(), now_unix);
+    let forwarded = parts.headers.get_all(FORWARDED_CLIENT).iter().map(HeaderValue::as_bytes);
+    let config = &state.config;
+    let source = source_address(peer, forwarded, config.edge_secret.as_deref(), &config.edge_peers, now_unix);
     // The key id the request presents: its credential's rate-limit buckets, and its log line.
     let key_id = presented_key_id(handlers::authorization(&parts));
     let mut admission = Admission::new(state.limiter.as_ref(), source, key_id);

@@ -6,23 +6,25 @@
 //! the same share of the CPU (their nice value is unchanged), but a woken gateway thread waits for
 //! the running backend's turn to end instead of cutting it short. Measured at 16 connections on
 //! `GET /v1/ping` (bench/FINDINGS.md): 0.65 → 0.77 × pgbench making the same call; no change at one
-//! connection, where the cores are idle. `normal` leaves the policy the process was started with.
+//! connection, where the cores are idle. It helps only where the gateway and PostgreSQL share
+//! cores, as in `make bench` (which asks for `batch`); in production the database usually runs
+//! elsewhere, so the default, `normal`, leaves the policy the process was started with.
 
 /// The policy every thread of the process runs under.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CpuScheduling {
-    /// `batch` (default): `SCHED_BATCH`, no preemption on wake-up.
+    /// `batch`: `SCHED_BATCH`, no preemption on wake-up.
     Batch,
-    /// `normal`: as started (`SCHED_OTHER` unless the service manager chose otherwise).
+    /// `normal` (default): as started (`SCHED_OTHER` unless the service manager chose otherwise).
     Normal,
 }
 
 impl CpuScheduling {
-    /// Reads `CPU_SCHEDULING` through `lookup`: `batch` (also when unset or empty) or `normal`.
+    /// Reads `CPU_SCHEDULING` through `lookup`: `normal` (also when unset or empty) or `batch`.
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, String> {
         match lookup("CPU_SCHEDULING").as_deref() {
-            None | Some("") | Some("batch") => Ok(CpuScheduling::Batch),
-            Some("normal") => Ok(CpuScheduling::Normal),
+            None | Some("") | Some("normal") => Ok(CpuScheduling::Normal),
+            Some("batch") => Ok(CpuScheduling::Batch),
             Some(_) => Err("CPU_SCHEDULING must be batch or normal".to_string()),
         }
     }
@@ -69,11 +71,12 @@ mod tests {
     }
 
     #[test]
-    fn batch_unless_normal_is_asked_for_and_nothing_else_is_taken() {
-        assert_eq!(read(None), Ok(CpuScheduling::Batch));
-        assert_eq!(read(Some("")), Ok(CpuScheduling::Batch));
-        assert_eq!(read(Some("batch")), Ok(CpuScheduling::Batch));
+    fn normal_unless_batch_is_asked_for_and_nothing_else_is_taken() {
+        assert_eq!(read(None), Ok(CpuScheduling::Normal));
+        assert_eq!(read(Some("")), Ok(CpuScheduling::Normal));
         assert_eq!(read(Some("normal")), Ok(CpuScheduling::Normal));
+        assert_eq!(read(Some("batch")), Ok(CpuScheduling::Batch));
+        assert_eq!(read(Some("NORMAL")), Err("CPU_SCHEDULING must be batch or normal".to_string()));
         assert_eq!(read(Some("BATCH")), Err("CPU_SCHEDULING must be batch or normal".to_string()));
         assert_eq!(read(Some("idle")), Err("CPU_SCHEDULING must be batch or normal".to_string()));
     }

@@ -50,6 +50,13 @@ pub async fn run(config: Config) -> Result<(), String> {
     if let Some(worker) = &worker {
         worker.check_role().await?;
     }
+    if config.edge_secret.is_some() && config.edge_peers.is_empty() {
+        tracing::warn!(
+            setting = "EDGE_PEERS",
+            "EDGE_SECRET is set without EDGE_PEERS: X-Forwarded-Client is ignored and every request counts \
+             against its connection's peer; list the edge's CIDR ranges in EDGE_PEERS"
+        );
+    }
     tracing::info!(
         listen = %config.listen,
         base_path = %config.base_path,
@@ -91,7 +98,8 @@ pub async fn run_webhook_worker(config: Config) -> Result<(), String> {
     let (stopping, stopping_seen) = watch::channel(false);
     let (worker_done, admin_stop) = oneshot::channel::<()>();
     let admin = admin_listener.map(|listener| {
-        let admin = Admin::worker(worker.metrics().clone(), config.webhooks.sweep_interval, stopping_seen);
+        let admin = Admin::worker(worker.metrics().clone(), config.webhooks.sweep_interval, stopping_seen)
+            .with_send_timeout(config.send_timeout);
         tokio::spawn(admin::serve(listener, Arc::new(admin), async move {
             let _ = admin_stop.await;
         }))

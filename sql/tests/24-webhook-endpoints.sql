@@ -3,7 +3,7 @@
 -- operator, never edited; https on port 443 to a DNS host name; secret `whsec_` + 64 lowercase hex,
 -- never readable again by any console or API role.
 BEGIN;
-SELECT plan(61);
+SELECT plan(79);
 SELECT tests.lend_temporary_to_project_roles();
 
 CREATE TEMP TABLE fx AS
@@ -37,6 +37,21 @@ SELECT is(pg_temp.url_refusal(u), 'PT422 invalid_webhook_endpoint p_url', 'refus
     ('https://203.0.113.7/in', 'an IPv4 literal'),
     ('https://0x7f.0.0.1/in', 'an IPv4 literal in another spelling'),
     ('https://2130706433/in', 'an IPv4 literal as one number'),
+    -- Every host the WHATWG URL parser reads as an IPv4 address ("ends in a number": the last label
+    -- all digits, or 0x/0X and hex digits), in each of its spellings.
+    ('https://127.1/in', 'an IPv4 literal of two parts'),
+    ('https://10.0.1/in', 'an IPv4 literal of three parts'),
+    ('https://0177.0.0.1/in', 'an IPv4 literal in octal'),
+    ('https://0x7f.0x0.0x0.0x1/in', 'an IPv4 literal in hex, every part'),
+    ('https://0x7f.0x1/in', 'an IPv4 literal in hex, two parts'),
+    ('https://0X7F.0X1/in', 'an IPv4 literal in hex, in capitals'),
+    ('https://1.2.3.0x4/in', 'an IPv4 literal whose last part only is hex'),
+    ('https://127.0.0.0x/in', 'an IPv4 literal whose last part is 0x alone (zero)'),
+    ('https://4294967295/in', 'an IPv4 literal as one decimal number'),
+    ('https://0x7f000001/in', 'an IPv4 literal as one hex number'),
+    ('https://127.1./in', 'an IPv4 literal of two parts with a trailing dot'),
+    ('https://0x7f.0x1./in', 'an IPv4 literal in hex with a trailing dot'),
+    ('https://hooks.example.0x1f/in', 'a name whose last label is a hex number (no host for WHATWG)'),
     ('https://[2001:db8::1]/in', 'an IPv6 literal'),
     ('https://localhost/in', 'localhost'),
     ('https://hooks.localhost/in', 'a name under localhost'),
@@ -70,6 +85,24 @@ SELECT is(pg_temp.url_refusal('https://hooks.example.com/a%2Fb;x=1,y@z:w/?q=a+b&
           'accepted: every RFC 3986 path and query character');
 SELECT pg_temp.as_owner();
 SELECT is((SELECT count(*) FROM console.webhook_endpoint_disarm()), 1::bigint, '… and disarmed');
+
+-- A name that only looks like a number in places is a name: accepted (each then disarmed).
+CREATE FUNCTION pg_temp.accepted_then_disarmed(p_url text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    v_outcome text := pg_temp.url_refusal(p_url);
+BEGIN
+    PERFORM pg_temp.as_owner();
+    RETURN v_outcome || ', ' || (SELECT count(*) FROM console.webhook_endpoint_disarm()) || ' disarmed';
+END
+$$;
+SELECT is(pg_temp.accepted_then_disarmed(u), 'accepted, 1 disarmed', 'accepted: ' || d)
+  FROM (VALUES
+    ('https://0xcafe.example.com/in', 'a hex-looking first label'),
+    ('https://api.v2.example/in', 'a label of a letter and a digit'),
+    ('https://127.0.0.1.example.com/in', 'an IPv4 address under a domain'),
+    ('https://hooks.example.0xg/in', 'a last label of 0x and a letter that is not hex'),
+    ('https://hooks.example.x0/in', 'a last label that is not 0x and hex')
+  ) AS v(u, d);
 
 SELECT pg_temp.as_owner();
 SELECT results_eq(

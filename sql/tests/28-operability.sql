@@ -1,8 +1,9 @@
 -- Operability (issue 15): the schema version the gateway's readiness compares with its binary's, and
--- the webhook backlog the worker reports as metrics. Each is one role's alone, reads no operator
+-- the webhook backlog the worker reports as metrics; whether the platform's own domains are set,
+-- which the worker asks at start (issue 31). Each is one role's alone, reads no operator
 -- data, and the backlog counts only what an operations person alerts on.
 BEGIN;
-SELECT plan(14);
+SELECT plan(20);
 
 -- The schema version ------------------------------------------------------------------------------
 
@@ -91,6 +92,39 @@ SELECT is((SELECT count(*) FROM app.webhook_hints WHERE state = 'dead'), 3::bigi
 SELECT is((SELECT p.proargnames FROM pg_proc AS p WHERE p.oid = 'webhook.backlog()'::regprocedure),
           ARRAY['waiting', 'in_flight', 'oldest_undelivered_seconds', 'dead_last_day'],
           'webhook.backlog() answers four counts and an age: no operator, reference or URL');
+
+-- The platform's own domains, as the worker checks them at start --------------------------------------
+
+-- Whether they are configured, asked as the worker's login role; restores the superuser.
+CREATE FUNCTION pg_temp.platform_domains_configured() RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+    v_configured boolean;
+BEGIN
+    PERFORM tests.act_as_superuser(), set_config('role', 'webhook_worker', true);
+    v_configured := webhook.platform_domains_configured();
+    PERFORM tests.act_as_superuser();
+    RETURN v_configured;
+END
+$$;
+
+SELECT is((SELECT value FROM app.settings WHERE name = 'webhook_platform_domains'), '',
+          'after migrate, webhook_platform_domains is empty (the deployment must set it)');
+SELECT is(pg_temp.platform_domains_configured(), false,
+          'the worker reads that the platform domains are not configured');
+UPDATE app.settings SET value = ' , ., ' WHERE name = 'webhook_platform_domains';
+SELECT is(pg_temp.platform_domains_configured(), false,
+          'commas, spaces and dots name no domain: still not configured (and nothing is refused by them)');
+UPDATE app.settings SET value = 'parking.example, .platform.example' WHERE name = 'webhook_platform_domains';
+SELECT is(pg_temp.platform_domains_configured(), true, 'once the deployment names its domains, they are configured');
+SELECT is((SELECT (p.prosecdef, p.proconfig, p.prorettype::regtype::text, p.pronargs)::text
+             FROM pg_proc AS p WHERE p.oid = 'webhook.platform_domains_configured()'::regprocedure),
+          '(t,"{""search_path=pg_catalog, pg_temp""}",boolean,0)',
+          'webhook.platform_domains_configured() is SECURITY DEFINER with the project''s search path, takes nothing and answers a boolean only (never the domains)');
+SELECT ok(has_function_privilege('webhook_worker', 'webhook.platform_domains_configured()', 'EXECUTE')
+          AND NOT has_function_privilege('ingest_gateway', 'webhook.platform_domains_configured()', 'EXECUTE')
+          AND NOT has_function_privilege('authenticated', 'webhook.platform_domains_configured()', 'EXECUTE')
+          AND NOT has_function_privilege('platform_service', 'webhook.platform_domains_configured()', 'EXECUTE'),
+          'webhook_worker alone may ask whether the platform domains are configured');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -12,6 +12,11 @@
 //!
 //! A staging deployment may add ranges that count as public for it (`WEBHOOK_PUBLIC_RANGES`); with
 //! none, the rules above hold exactly.
+//!
+//! A network with NAT64 prefixes of its own (RFC 6052 network-specific prefixes, often inside
+//! 2000::/3 where the registries alone would find their addresses public) lists them
+//! (`WEBHOOK_NAT64_PREFIXES`): an address in one is judged by the IPv4 address it carries at the
+//! positions RFC 6052 §2.2 gives for the prefix's length, as 64:ff9b::/96's are.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
@@ -59,17 +64,84 @@ fn in_v6((network, prefix): (Ipv6Addr, u8), address: Ipv6Addr) -> bool {
 
 /// Whether `address` is a public unicast address by the registries alone.
 pub fn is_public(address: IpAddr) -> bool {
+    is_public_with(address, &[])
+}
+
+/// The registries, with `nat64` read as NAT64 prefixes besides 64:ff9b::/96. An address that lies in
+/// any prefix that carries an IPv4 address (::ffff:0:0/96, 64:ff9b::/96, one of `nat64`) is judged
+/// by what it carries, and must pass under every such prefix it lies in.
+fn is_public_with(address: IpAddr, nat64: &[Nat64Prefix]) -> bool {
     match address {
         IpAddr::V4(v4) => !IPV4_NOT_PUBLIC
             .iter()
             .any(|&(network, prefix)| Ipv4Net::new(network, prefix).is_ok_and(|net| net.contains(&v4))),
         IpAddr::V6(v6) => {
-            if in_v6(IPV4_MAPPED, v6) || in_v6(NAT64_WELL_KNOWN, v6) {
-                let [.., a, b, c, d] = v6.octets();
-                return is_public(IpAddr::V4(Ipv4Addr::new(a, b, c, d)));
+            let built_in = [IPV4_MAPPED, NAT64_WELL_KNOWN].map(|(network, length)| Nat64Prefix { network, length });
+            let mut carrying = built_in.iter().chain(nat64).filter(|prefix| prefix.contains(v6)).peekable();
+            if carrying.peek().is_some() {
+                return carrying.all(|prefix| prefix.embedded(v6).is_some_and(|v4| is_public(IpAddr::V4(v4))));
             }
             in_v6(GLOBAL_UNICAST, v6) && !IPV6_GLOBAL_NOT_PUBLIC.iter().any(|&block| in_v6(block, v6))
         }
+    }
+}
+
+/// A NAT64 prefix (RFC 6052): its addresses carry an IPv4 address, the one the translator sends to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Nat64Prefix {
+    network: Ipv6Addr,
+    /// 32, 40, 48, 56, 64 or 96.
+    length: u8,
+}
+
+impl Nat64Prefix {
+    /// The lengths RFC 6052 §2.2 defines.
+    const LENGTHS: [u8; 6] = [32, 40, 48, 56, 64, 96];
+
+    /// `WEBHOOK_NAT64_PREFIXES`: IPv6 prefixes, comma-separated, each of a length RFC 6052 defines
+    /// (/32, /40, /48, /56, /64, /96), with no bit set beyond its length, and for a /96 none in bits
+    /// 64-71 (the octet RFC 6052 reserves). Empty: none.
+    pub fn parse_list(text: &str) -> Result<Vec<Nat64Prefix>, String> {
+        const NAME: &str = "WEBHOOK_NAT64_PREFIXES";
+        text.split(',')
+            .map(str::trim)
+            .filter(|item| !item.is_empty())
+            .map(|item| {
+                let Ok(net) = item.parse::<Ipv6Net>() else {
+                    return Err(format!("{NAME}: not an IPv6 prefix such as 2001:db8:64::/96: {item:?}"));
+                };
+                let (network, length) = (net.network(), net.prefix_len());
+                if !Nat64Prefix::LENGTHS.contains(&length) {
+                    return Err(format!(
+                        "{NAME}: {item:?}: a NAT64 prefix is /32, /40, /48, /56, /64 or /96 (RFC 6052)"
+                    ));
+                }
+                if network != net.addr() {
+                    let meant = net.trunc();
+                    return Err(format!("{NAME}: {item:?}: bits are set beyond the /{length} ({meant}?)"));
+                }
+                if network.octets()[8] != 0 {
+                    return Err(format!("{NAME}: {item:?}: bits 64-71 of a NAT64 prefix must be zero (RFC 6052)"));
+                }
+                Ok(Nat64Prefix { network, length })
+            })
+            .collect()
+    }
+
+    fn contains(&self, address: Ipv6Addr) -> bool {
+        in_v6((self.network, self.length), address)
+    }
+
+    /// The IPv4 address `address` (in this prefix) carries: the 32 bits after the prefix, skipping
+    /// bits 64-71 (RFC 6052 §2.2). None when bits 64-71 are not zero: no address RFC 6052 forms.
+    fn embedded(&self, address: Ipv6Addr) -> Option<Ipv4Addr> {
+        let octets = address.octets();
+        if self.length < 96 && octets[8] != 0 {
+            return None;
+        }
+        let mut positions = (usize::from(self.length) / 8..16).filter(|&i| i != 8);
+        let mut next = || positions.next().map(|i| octets[i]);
+        Some(Ipv4Addr::new(next()?, next()?, next()?, next()?))
     }
 }
 
@@ -77,6 +149,8 @@ pub fn is_public(address: IpAddr) -> bool {
 #[derive(Clone, Debug, Default)]
 pub struct AddressPolicy {
     also_public: Vec<IpNet>,
+    /// `WEBHOOK_NAT64_PREFIXES`.
+    nat64: Vec<Nat64Prefix>,
 }
 
 impl AddressPolicy {
@@ -95,11 +169,17 @@ impl AddressPolicy {
                 range.parse::<IpNet>().map_err(|_| format!("WEBHOOK_PUBLIC_RANGES: not a CIDR range: {range:?}"))
             })
             .collect::<Result<_, _>>()?;
-        Ok(AddressPolicy { also_public })
+        Ok(AddressPolicy { also_public, nat64: Vec::new() })
+    }
+
+    /// The same, with `prefixes` read as NAT64 prefixes (`WEBHOOK_NAT64_PREFIXES`): an address in one
+    /// is judged by the IPv4 address it carries.
+    pub fn with_nat64_prefixes(self, prefixes: &[Nat64Prefix]) -> Self {
+        AddressPolicy { nat64: prefixes.to_vec(), ..self }
     }
 
     pub fn permits(&self, address: IpAddr) -> bool {
-        is_public(address) || self.also_public.iter().any(|range| range.contains(&address))
+        is_public_with(address, &self.nat64) || self.also_public.iter().any(|range| range.contains(&address))
     }
 }
 
@@ -270,6 +350,120 @@ mod tests {
             "64:ff9b:1::808:808",
         ] {
             assert!(!public(refused), "{refused} must be refused");
+        }
+    }
+
+    fn v6(text: &str) -> Ipv6Addr {
+        text.parse().unwrap()
+    }
+
+    fn prefix(text: &str) -> Nat64Prefix {
+        let parsed = Nat64Prefix::parse_list(text).unwrap();
+        assert_eq!(parsed.len(), 1);
+        parsed[0]
+    }
+
+    #[test]
+    fn the_ipv4_address_sits_where_rfc_6052_puts_it_for_each_prefix_length() {
+        // RFC 6052 §2.4's table: 192.0.2.33 under each length (bits 64-71 skipped: /40 splits the
+        // address 3+1 octets around them, /48 2+2, /56 1+3, /64 puts it after them).
+        let table = [
+            ("2001:db8::/32", "2001:db8:c000:221::"),
+            ("2001:db8:100::/40", "2001:db8:1c0:2:21::"),
+            ("2001:db8:122::/48", "2001:db8:122:c000:2:2100::"),
+            ("2001:db8:122:300::/56", "2001:db8:122:3c0:0:221::"),
+            ("2001:db8:122:344::/64", "2001:db8:122:344:c0:2:2100:0"),
+            ("2001:db8:122:344::/96", "2001:db8:122:344::192.0.2.33"),
+        ];
+        for (network, address) in table {
+            let prefix = prefix(network);
+            assert!(prefix.contains(v6(address)), "{address} in {network}");
+            assert_eq!(prefix.embedded(v6(address)), Some(Ipv4Addr::new(192, 0, 2, 33)), "{address} in {network}");
+        }
+        // The suffix (bits after the IPv4 address) plays no part; bits 64-71 set: no such address.
+        assert_eq!(
+            prefix("2001:db8::/32").embedded(v6("2001:db8:c000:221:ff:ffff:ffff:ffff")),
+            Some(Ipv4Addr::new(192, 0, 2, 33))
+        );
+        assert_eq!(prefix("2001:db8:122:344::/64").embedded(v6("2001:db8:122:344:1c0:2:2100:0")), None);
+        assert_eq!(prefix("2001:db8:100::/40").embedded(v6("2001:db8:1c0:2:121::")), None);
+    }
+
+    #[test]
+    fn an_address_in_a_listed_nat64_prefix_is_judged_by_the_ipv4_address_it_carries() {
+        // Each length, in public space: 10.0.0.1 and 8.8.8.8 embedded by hand.
+        let cases = [
+            ("2a00:1450::/32", "2a00:1450:a00:1::", "2a00:1450:808:808::"),
+            ("2a00:1450:4000::/40", "2a00:1450:400a:0:1::", "2a00:1450:4008:808:8::"),
+            ("2a00:1450:4001::/48", "2a00:1450:4001:a00:0:100::", "2a00:1450:4001:808:8:800::"),
+            ("2a00:1450:4001:800::/56", "2a00:1450:4001:80a:0:1::", "2a00:1450:4001:808:8:808::"),
+            ("2a00:1450:4001:829::/64", "2a00:1450:4001:829:a:0:100:0", "2a00:1450:4001:829:8:808:800:0"),
+            ("2a00:1450:4001:829::/96", "2a00:1450:4001:829::10.0.0.1", "2a00:1450:4001:829::8.8.8.8"),
+        ];
+        for (network, private, public) in cases {
+            let (private, public) = (private.parse().unwrap(), public.parse().unwrap());
+            assert!(AddressPolicy::production().permits(private), "unlisted, {private} is just a public address");
+            let policy = AddressPolicy::production().with_nat64_prefixes(&[prefix(network)]);
+            assert!(!policy.permits(private), "{private} carries 10.0.0.1 through {network}");
+            assert!(policy.permits(public), "{public} carries 8.8.8.8 through {network}");
+        }
+        let policy = AddressPolicy::production().with_nat64_prefixes(&[prefix("2a00:1450:4001:829::/64")]);
+        for refused in [
+            "2a00:1450:4001:829:7f:0:100:0",     // 127.0.0.1
+            "2a00:1450:4001:829:a9:fea9:fe00:0", // 169.254.169.254
+            "2a00:1450:4001:829:64:4000:100:0",  // 100.64.0.1
+            "2a00:1450:4001:829:108:808:800:0",  // bits 64-71 set: no address RFC 6052 forms
+        ] {
+            assert!(!policy.permits(refused.parse().unwrap()), "{refused} must be refused");
+        }
+        // Outside the prefix, and IPv4 itself: the rules as before.
+        assert!(policy.permits("2a00:1450:4001:82a::a00:1".parse().unwrap()));
+        assert!(!policy.permits("10.0.0.1".parse().unwrap()));
+        assert!(!policy.permits("64:ff9b::10.0.0.1".parse().unwrap()));
+        assert!(policy.permits("64:ff9b::8.8.8.8".parse().unwrap()));
+        // A local-use prefix (RFC 8215), refused whole unlisted, carries what it carries once listed.
+        let local = AddressPolicy::production().with_nat64_prefixes(&[prefix("64:ff9b:1::/48")]);
+        assert!(!AddressPolicy::production().permits("64:ff9b:1:808:8:800::".parse().unwrap()));
+        assert!(local.permits("64:ff9b:1:808:8:800::".parse().unwrap()));
+        assert!(!local.permits("64:ff9b:1:a00:0:100::".parse().unwrap()));
+        // A listed prefix overlapping ::ffff:0:0/96 or another listed one: every reading must pass.
+        let overlapping = AddressPolicy::production()
+            .with_nat64_prefixes(&[prefix("2a00:1450::/32"), prefix("2a00:1450:808:808::/64")]);
+        assert!(overlapping.permits("2a00:1450:808:808:8:808:800:0".parse().unwrap()));
+        assert!(!overlapping.permits("2a00:1450:808:808:a:0:100:0".parse().unwrap()));
+        let over_mapped = AddressPolicy::production().with_nat64_prefixes(&[prefix("::/32")]);
+        assert!(!over_mapped.permits("::ffff:10.0.0.1".parse().unwrap()));
+        // Declared public ranges still add to it.
+        let staging = AddressPolicy::with_public_ranges("2a00:1450:4001:829::/96")
+            .unwrap()
+            .with_nat64_prefixes(&[prefix("2a00:1450:4001:829::/64")]);
+        assert!(staging.permits("2a00:1450:4001:829::a00:1".parse().unwrap()));
+        assert!(!staging.permits("2a00:1450:4001:829:a:0:100:0".parse().unwrap()));
+    }
+
+    #[test]
+    fn the_nat64_prefix_list_takes_rfc_6052_prefixes_only() {
+        let listed = Nat64Prefix::parse_list(" 2a00:1450::/32, 64:ff9b:1::/48 ,,2001:db8:122:344::/96").unwrap();
+        assert_eq!(listed, [prefix("2a00:1450::/32"), prefix("64:ff9b:1::/48"), prefix("2001:db8:122:344::/96")]);
+        assert_eq!(Nat64Prefix::parse_list("").unwrap(), []);
+        assert_eq!(Nat64Prefix::parse_list(" , ").unwrap(), []);
+        for length in [32, 40, 48, 56, 64, 96] {
+            assert!(Nat64Prefix::parse_list(&format!("2a00::/{length}")).is_ok(), "/{length}");
+        }
+        for (bad, says) in [
+            ("2a00::/33", "/32, /40, /48, /56, /64 or /96"),
+            ("2a00::/128", "/32, /40, /48, /56, /64 or /96"),
+            ("2a00::/0", "/32, /40, /48, /56, /64 or /96"),
+            ("10.0.0.0/8", "not an IPv6 prefix"),
+            ("2a00:1450::", "not an IPv6 prefix"),
+            ("nonsense", "not an IPv6 prefix"),
+            ("2a00:1450::1/96", "bits are set beyond the /96 (2a00:1450::/96?)"),
+            ("2a00:1450:4001:829:100::/96", "bits 64-71"),
+            ("2a00:1450::/32,2a00::/129", "not an IPv6 prefix"),
+        ] {
+            let error = Nat64Prefix::parse_list(bad).unwrap_err();
+            assert!(error.starts_with("WEBHOOK_NAT64_PREFIXES: "), "{error}");
+            assert!(error.contains(says), "{bad}: {error}");
         }
     }
 

@@ -48,6 +48,7 @@ const CLAIM: &str = "SELECT operator_id, hint_id, lease_token, attempt, url, hos
                      FROM webhook.claim_due_hints($1, $2, $3)";
 const RECORD: &str = "SELECT webhook.record_attempt($1, $2, $3, $4, $5)";
 const BACKLOG: &str = "SELECT waiting, in_flight, oldest_undelivered_seconds, dead_last_day FROM webhook.backlog()";
+const PLATFORM_DOMAINS_CONFIGURED: &str = "SELECT webhook.platform_domains_configured()";
 const MAY_CLAIM: &str = "SELECT pg_catalog.has_function_privilege('webhook.claim_due_hints(integer, integer, integer)', 'EXECUTE') \
                          AND pg_catalog.has_function_privilege('webhook.record_attempt(uuid, bigint, uuid, integer, text)', 'EXECUTE')";
 
@@ -87,7 +88,8 @@ impl WorkerWiring {
             resolver: Arc::new(SystemResolver::new()?),
             extra_roots,
             port: 443,
-            policy: AddressPolicy::with_public_ranges(&settings.public_ranges)?,
+            policy: AddressPolicy::with_public_ranges(&settings.public_ranges)?
+                .with_nat64_prefixes(&settings.nat64_prefixes),
         })
     }
 }
@@ -175,6 +177,10 @@ impl Worker {
     /// hints (it would only warn at every sweep). A database that cannot be reached, or does not
     /// answer within `DATABASE_DEADLINE`, is an outage, not a misconfiguration: the worker starts
     /// and connects when it can.
+    ///
+    /// A worker that may start also warns while the platform's own domains are not set
+    /// (`webhook_platform_domains`, empty after `ingest migrate`): until then registrations are not
+    /// refused for pointing at the platform. The warning names the setting only, and stops nothing.
     pub async fn check_role(&self) -> Result<(), String> {
         match tokio::time::timeout(DATABASE_DEADLINE, self.check_role_now()).await {
             Ok(outcome) => outcome,
@@ -212,6 +218,9 @@ impl Worker {
                 )),
             },
         };
+        if outcome.is_ok() {
+            warn_unless_platform_domains_are_set(client).await;
+        }
         outcome.map_err(|problem| format!("webhook worker: {problem}"))
     }
 
@@ -337,6 +346,23 @@ impl Claimed {
             "failure": failure,
             "state": state.as_deref().unwrap_or("unrecorded"),
         }));
+    }
+}
+
+/// The start-up warning of [`Worker::check_role`] while `webhook_platform_domains` is empty (asked
+/// through `webhook.platform_domains_configured()`, which answers a boolean and never the domains).
+async fn warn_unless_platform_domains_are_set(client: &Client) {
+    match client.query_one(PLATFORM_DOMAINS_CONFIGURED, &[]).await.map(|row| row.get::<_, bool>(0)) {
+        Ok(true) => {}
+        Ok(false) => tracing::warn!(
+            setting = "webhook_platform_domains",
+            "webhook worker: the platform's own domains are not set, so webhook endpoints on them are not \
+             refused at registration; set webhook_platform_domains in app.settings for this deployment"
+        ),
+        Err(error) => tracing::warn!(
+            sqlstate = ?error.code().map(|code| code.code()),
+            "webhook worker: cannot tell whether webhook_platform_domains is set"
+        ),
     }
 }
 

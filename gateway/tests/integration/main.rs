@@ -24,6 +24,7 @@ mod bookings_feed;
 mod bookings_feed_cursor;
 mod database_outage;
 mod database_tls;
+mod edge_source;
 mod logging;
 mod lots;
 mod lots_concurrency;

@@ -421,3 +421,99 @@ async fn the_worker_counts_its_attempts_reads_the_backlog_and_serves_them_on_an_
     assert!(Metrics::worker(&WebhookMetrics::default()).render().ends_with("# EOF\n"));
     app.shutdown().await;
 }
+
+/// The admin listener has the API's deadline on a stalled answer (issue 31): 64 clients that
+/// pipeline `/metrics` requests and never read the answers hold every admin slot, so `/readyz` waits
+/// in the backlog; once their writes have stalled for SEND_TIMEOUT_MS they are cut off, `/readyz`
+/// and `/livez` answer again, and every slot is free. Without the deadline they never were (the
+/// balancer dropped the instance). Two worker threads: the clients keep going while the server fills
+/// their buffers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn admin_clients_that_never_read_their_answers_are_cut_off_after_the_send_timeout() {
+    use tokio::io::AsyncWriteExt;
+    use tokio::net::{TcpSocket, TcpStream};
+
+    const ADMIN_SLOTS: usize = 64;
+    let send_timeout = Duration::from_secs(3);
+    let app = TestApp::spawn_with(|settings| {
+        settings.set("SEND_TIMEOUT_MS", send_timeout.as_millis());
+    })
+    .await;
+    // Far more answers than the sockets' buffers hold.
+    let requests = "GET /metrics HTTP/1.1\r\nhost: x\r\n\r\n".repeat(4 * 1024 * 1024 / scrape(&app).await.len() + 1);
+    // No write of the server can have waited SEND_TIMEOUT_MS before this instant plus that.
+    let started = Instant::now();
+    let mut never_read = Vec::new();
+    for _ in 0..ADMIN_SLOTS {
+        let socket = TcpSocket::new_v4().unwrap();
+        socket.set_recv_buffer_size(4096).unwrap();
+        small_segments(&socket);
+        let mut stream = socket.connect(app.admin_addr).await.unwrap();
+        let requests = requests.clone();
+        never_read.push(tokio::spawn(async move {
+            // (sent, or blocked until the server closes: either way it never reads)
+            let _ = tokio::time::timeout(Duration::from_secs(10), stream.write_all(requests.as_bytes())).await;
+            stream
+        }));
+    }
+
+    let ask = |path: &'static str| async move {
+        let mut stream = TcpStream::connect(app.admin_addr).await.unwrap();
+        stream.write_all(format!("GET {path} HTTP/1.1\r\nhost: x\r\n\r\n").as_bytes()).await.unwrap();
+        stream
+    };
+    let mut readyz = ask("/readyz").await;
+    let early = tokio::time::timeout(Duration::from_millis(500), readyz.peek(&mut [0u8; 1])).await;
+    assert!(
+        started.elapsed() < send_timeout,
+        "(the clients took {:?} to fill the slots: too late to tell whether they held them)",
+        started.elapsed()
+    );
+    assert!(early.is_err(), "every admin slot is held by the clients that never read, so /readyz waits");
+
+    let answer = tokio::time::timeout(Duration::from_secs(4), crate::common::read_raw_answer(&mut readyz))
+        .await
+        .expect("/readyz answers once the clients that never read are cut off")
+        .expect("an answer");
+    assert!(started.elapsed() >= send_timeout, "answered after the send deadline, not before");
+    assert!(answer.starts_with("HTTP/1.1 200 ") && answer.ends_with(r#"{"status":"ready"}"#), "{answer}");
+    drop(readyz);
+    let answer = crate::common::read_raw_answer(&mut ask("/livez").await).await.expect("an answer");
+    assert!(answer.starts_with("HTTP/1.1 200 ") && answer.ends_with(r#"{"status":"live"}"#), "{answer}");
+
+    // Every one of them was cut off: 64 connections held open at once are all answered.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let mut held = Vec::new();
+    for _ in 0..ADMIN_SLOTS {
+        let mut stream = ask("/livez").await;
+        let answer = tokio::time::timeout(Duration::from_secs(2), crate::common::read_raw_answer(&mut stream))
+            .await
+            .expect("a free slot for each of 64 connections at once")
+            .expect("an answer");
+        assert!(answer.starts_with("HTTP/1.1 200 "), "{answer}");
+        held.push(stream);
+    }
+    drop((held, never_read));
+    app.shutdown().await;
+}
+
+/// Asks for TCP segments of 536 bytes (the IPv4 minimum) on a connection about to be made: the
+/// server's send buffer, sized from the segment size, then holds a few dozen kilobytes, not the
+/// megabytes of a loopback connection, so a client that never reads stalls the server's writes after
+/// a few answers instead of thousands.
+fn small_segments(socket: &tokio::net::TcpSocket) {
+    use std::os::fd::AsRawFd;
+
+    let segment: libc::c_int = 536;
+    // SAFETY: a valid socket, and a pointer to a c_int with its exact size, as TCP_MAXSEG takes.
+    let set = unsafe {
+        libc::setsockopt(
+            socket.as_raw_fd(),
+            libc::IPPROTO_TCP,
+            libc::TCP_MAXSEG,
+            (&segment as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    assert_eq!(set, 0, "TCP_MAXSEG: {}", std::io::Error::last_os_error());
+}

@@ -13,7 +13,7 @@ use gateway::credential::presented_key_id;
 use gateway::errors::echoable;
 use gateway::query;
 use gateway::routes::{match_path, ROUTES};
-use gateway::source::source_address;
+use gateway::source::{parse_edge_peers, source_address};
 
 fn config() -> ProptestConfig {
     let cases = std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(2000);
@@ -85,9 +85,11 @@ proptest! {
         header in prop::collection::vec(any::<u8>(), 0..200),
         structured in "ip=[0-9a-f:.]{0,40};ts=[0-9]{0,12};sig=[0-9a-f]{0,70}",
     ) {
+        // The peer is an edge peer, so every header is read and checked.
         let peer: IpAddr = "198.51.100.7".parse().unwrap();
+        let edge_peers = parse_edge_peers("198.51.100.0/24").unwrap();
         for bytes in [header.as_slice(), structured.as_bytes()] {
-            let source = source_address(peer, Some(bytes), Some(b"edge secret"), 1_800_000_000);
+            let source = source_address(peer, [bytes], Some(b"edge secret"), &edge_peers, 1_800_000_000);
             prop_assert_eq!(source, peer);
         }
     }

@@ -1,6 +1,7 @@
-//! `CPU_SCHEDULING`: every thread of `ingest serve` runs under `SCHED_BATCH` unless `normal` is
-//! asked for, and any other value stops the start with a message naming the setting. Run as a
-//! process of its own: the policy is set on the process's first thread, before any other.
+//! `CPU_SCHEDULING`: every thread of `ingest serve` keeps the policy the process started with
+//! unless `batch` is asked for (then every thread runs under `SCHED_BATCH`), and any other value
+//! stops the start with a message naming the setting. Run as a process of its own: the policy is set
+//! on the process's first thread, before any other.
 
 use std::process::Stdio;
 use std::time::Duration;
@@ -65,23 +66,25 @@ fn policy_in(stat: &std::path::Path) -> u32 {
 }
 
 #[tokio::test]
-async fn every_thread_runs_under_sched_batch_by_default() {
-    for asked in [None, Some("batch")] {
+async fn batch_puts_every_thread_under_sched_batch() {
+    let mut child = serve(Some("batch"));
+    serving(&mut child).await;
+    let policies = thread_policies(child.id().unwrap());
+    assert!(policies.len() >= 3, "main, log writer and runtime workers: {policies:?}");
+    assert!(policies.iter().all(|&policy| policy == SCHED_BATCH), "{policies:?}");
+}
+
+#[tokio::test]
+async fn by_default_and_with_normal_every_thread_keeps_the_policy_the_process_started_with() {
+    let started_with = policy_in(std::path::Path::new("/proc/thread-self/stat"));
+    assert_ne!(started_with, SCHED_BATCH, "the test must start ingest serve under another policy than batch");
+    for asked in [None, Some(""), Some("normal")] {
         let mut child = serve(asked);
         serving(&mut child).await;
         let policies = thread_policies(child.id().unwrap());
         assert!(policies.len() >= 3, "main, log writer and runtime workers: {policies:?}");
-        assert!(policies.iter().all(|&policy| policy == SCHED_BATCH), "{asked:?}: {policies:?}");
+        assert!(policies.iter().all(|&policy| policy == started_with), "{asked:?}, {started_with}: {policies:?}");
     }
-}
-
-#[tokio::test]
-async fn normal_leaves_the_policy_the_process_started_with() {
-    let mut child = serve(Some("normal"));
-    serving(&mut child).await;
-    let started_with = policy_in(std::path::Path::new("/proc/thread-self/stat"));
-    let policies = thread_policies(child.id().unwrap());
-    assert!(policies.iter().all(|&policy| policy == started_with), "{started_with}: {policies:?}");
 }
 
 #[tokio::test]

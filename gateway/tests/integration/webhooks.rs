@@ -315,3 +315,138 @@ fn worker(url: &str, role: &str) -> gateway::webhooks::worker::Worker {
     };
     Worker::new(settings, wiring, LogSink::Memory(Default::default())).unwrap()
 }
+
+/// The system's resolver reads the hosts file first (docker `--add-host`, Kubernetes
+/// `hostAliases`), and what it finds there is checked like any DNS answer: 127.0.0.1 is private
+/// under the production rules, nothing is sent; a name the file does not list goes to the name
+/// servers (here one that never answers: `dns_failed`).
+#[tokio::test]
+async fn a_hosts_file_entry_is_used_and_its_loopback_address_is_private_under_the_production_rules() {
+    use crate::common::webhooks::{system_resolver_with_hosts, HostsFile};
+
+    let world = World::new().await;
+    let hosts = HostsFile::new("127.0.0.1 hooks.example.test\n");
+    let (resolver, _silent) = system_resolver_with_hosts(&hosts);
+    let (listed, _) = world.app.webhook_operator("https://hooks.example.test/in").await;
+    let (unlisted, _) = world.app.webhook_operator("https://unlisted.example.test/in").await;
+    let listed = world.app.record_hooked_booking(&listed).await;
+    let unlisted = world.app.record_hooked_booking(&unlisted).await;
+    let worker = RunningWorker::start_resolving_with(
+        &world.app.database_url,
+        &world.authority,
+        world.receiver.addr.port(),
+        std::sync::Arc::new(resolver),
+        AddressPolicy::production(),
+    );
+    let hints = world.app.wait_for_hints(&listed, SETTLE, |h| h.iter().all(|h| h.attempts == 1)).await;
+    assert_eq!(hints, [hint("undelivered", 1, None, Some("private_address"))]);
+    let hints = world.app.wait_for_hints(&unlisted, SETTLE, |h| h.iter().all(|h| h.attempts == 1)).await;
+    assert_eq!(hints, [hint("undelivered", 1, None, Some("dns_failed"))]);
+    assert!(world.receiver.received().is_empty(), "nothing was sent");
+    worker.stop().await;
+}
+
+/// ...and once the range is declared public (`WEBHOOK_PUBLIC_RANGES`), the hosts file's address is
+/// the one connected to.
+#[tokio::test]
+async fn a_hosts_file_entry_in_a_range_declared_public_is_delivered_to() {
+    use crate::common::webhooks::{system_resolver_with_hosts, HostsFile};
+
+    let world = World::new().await;
+    let hosts = HostsFile::new("# staging\n127.0.0.1 other.example.test hooks.example.test\n");
+    let (resolver, _silent) = system_resolver_with_hosts(&hosts);
+    let (operator, _) = world.app.webhook_operator("https://hooks.example.test/in").await;
+    let reference = world.app.record_hooked_booking(&operator).await;
+    let worker = RunningWorker::start_resolving_with(
+        &world.app.database_url,
+        &world.authority,
+        world.receiver.addr.port(),
+        std::sync::Arc::new(resolver),
+        loopback_is_public(),
+    );
+    let hints = world.app.wait_for_hints(&reference, SETTLE, |h| h.iter().all(|h| h.attempts == 1)).await;
+    assert_eq!(hints, [hint("delivered", 1, Some(204), None)]);
+    assert_eq!(world.receiver.received_at("/in").len(), 1);
+    worker.stop().await;
+}
+
+/// `WEBHOOK_NAT64_PREFIXES` reaches the production wiring: an address in a listed prefix is judged
+/// by the IPv4 address it carries (10.0.0.1 refused, 8.8.8.8 not).
+#[tokio::test]
+async fn the_production_wiring_reads_the_nat64_prefixes() {
+    use gateway::webhooks::address::Nat64Prefix;
+    use gateway::webhooks::worker::WorkerWiring;
+
+    let mut settings = crate::common::webhooks::worker_settings("postgres://x@h/db");
+    settings.nat64_prefixes = Nat64Prefix::parse_list("2a00:1450:4001:829::/64").unwrap();
+    let wiring = WorkerWiring::production(&settings).unwrap();
+    assert!(!wiring.policy.permits("2a00:1450:4001:829:a:0:100:0".parse().unwrap()), "carries 10.0.0.1");
+    assert!(wiring.policy.permits("2a00:1450:4001:829:8:808:800:0".parse().unwrap()), "carries 8.8.8.8");
+    assert!(!wiring.policy.permits("127.0.0.1".parse().unwrap()));
+}
+
+/// `serve` and `webhooks` warn at start while the platform's own domains are not set
+/// (`webhook_platform_domains`, empty after `ingest migrate`: registrations on them are not refused
+/// until then), and start all the same; once the deployment sets them, no warning. The warning names
+/// the setting, never the database URL or anything read from the database. (Start-up lines go
+/// through `tracing`, as every operational line does: caught here on this test's thread, in the
+/// production JSON form.)
+#[tokio::test]
+async fn a_worker_warns_at_start_while_the_platform_domains_are_not_set_and_starts_all_the_same() {
+    let database = create_database(true).await;
+    let (checked, lines) = with_operational_lines(worker(&database, "webhook_worker").check_role()).await;
+    assert_eq!(checked, Ok(()), "the warning stops nothing");
+    let warnings: Vec<_> = lines.iter().filter(|line| line["level"] == "WARN").collect();
+    assert_eq!(warnings.len(), 1, "{lines:?}");
+    assert_eq!(warnings[0]["setting"], "webhook_platform_domains");
+    let message = warnings[0]["message"].as_str().unwrap();
+    assert!(message.contains("set webhook_platform_domains in app.settings"), "{message}");
+    let mut keys: Vec<&str> = warnings[0].as_object().unwrap().keys().map(String::as_str).collect();
+    keys.sort_unstable();
+    assert_eq!(keys, ["level", "message", "setting", "target", "timestamp"], "nothing else is logged");
+    let text = warnings[0].to_string();
+    assert!(!text.contains(&database) && !text.contains("postgres"), "no URL or login: {text}");
+
+    crate::common::connect(&database)
+        .await
+        .batch_execute("UPDATE app.settings SET value = 'parking.example' WHERE name = 'webhook_platform_domains'")
+        .await
+        .unwrap();
+    let (checked, lines) = with_operational_lines(worker(&database, "webhook_worker").check_role()).await;
+    assert_eq!(checked, Ok(()));
+    assert!(lines.iter().all(|line| line["level"] != "WARN"), "no warning once they are set: {lines:?}");
+}
+
+/// What `work` logs through `tracing` on this thread, as the JSON lines `telemetry::init` writes.
+async fn with_operational_lines<T>(work: impl std::future::Future<Output = T>) -> (T, Vec<serde_json::Value>) {
+    use std::sync::{Arc, Mutex};
+
+    #[derive(Clone, Default)]
+    struct Lines(Arc<Mutex<Vec<u8>>>);
+    impl std::io::Write for Lines {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    let lines = Lines::default();
+    let writer = lines.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .json()
+        .flatten_event(true)
+        .with_current_span(false)
+        .with_span_list(false)
+        .with_env_filter(tracing_subscriber::EnvFilter::new("info,tokio_postgres=warn"))
+        .with_writer(move || writer.clone())
+        .finish();
+    let outcome = {
+        let _default = tracing::subscriber::set_default(subscriber);
+        work.await
+    };
+    let text = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
+    (outcome, text.lines().map(|line| serde_json::from_str(line).unwrap()).collect())
+}

@@ -217,6 +217,7 @@ pub fn worker_settings(database_url: &str) -> WebhookSettings {
         sweep_interval: Duration::from_millis(50),
         backlog_interval: Duration::from_millis(100),
         public_ranges: String::new(),
+        nat64_prefixes: Vec::new(),
         extra_roots: None,
     }
 }
@@ -239,16 +240,7 @@ impl RunningWorker {
         resolver: FixedResolver,
         policy: AddressPolicy,
     ) -> RunningWorker {
-        let wiring =
-            WorkerWiring { resolver: Arc::new(resolver), extra_roots: vec![authority.root.clone()], port, policy };
-        let logs = Arc::new(Mutex::new(Vec::new()));
-        let worker = Worker::new(worker_settings(database_url), wiring, LogSink::Memory(logs.clone())).unwrap();
-        let metrics = worker.metrics().clone();
-        let (stop, stopped) = oneshot::channel::<()>();
-        let task = tokio::spawn(worker.run(async move {
-            let _ = stopped.await;
-        }));
-        RunningWorker { stop: Some(stop), task: Some(task), logs, metrics }
+        Self::start_resolving_with(database_url, authority, port, Arc::new(resolver), policy)
     }
 
     /// Stops claiming and waits for the attempts under way.
@@ -378,4 +370,65 @@ impl TestApp {
             tokio::time::sleep(Duration::from_millis(25)).await;
         }
     }
+}
+
+impl RunningWorker {
+    /// A worker as [`RunningWorker::start`] wires it, resolving with `resolver` (the system's
+    /// resolver of a test, say) rather than a fixed table.
+    pub fn start_resolving_with(
+        database_url: &str,
+        authority: &TestAuthority,
+        port: u16,
+        resolver: Arc<dyn Resolve>,
+        policy: AddressPolicy,
+    ) -> RunningWorker {
+        let wiring = WorkerWiring { resolver, extra_roots: vec![authority.root.clone()], port, policy };
+        let logs = Arc::new(Mutex::new(Vec::new()));
+        let worker = Worker::new(worker_settings(database_url), wiring, LogSink::Memory(logs.clone())).unwrap();
+        let metrics = worker.metrics().clone();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(worker.run(async move {
+            let _ = stopped.await;
+        }));
+        RunningWorker { stop: Some(stop), task: Some(task), logs, metrics }
+    }
+}
+
+/// A hosts file of the test's own (in the temporary directory), removed when dropped.
+pub struct HostsFile(pub std::path::PathBuf);
+
+impl HostsFile {
+    pub fn new(contents: &str) -> HostsFile {
+        let path = std::env::temp_dir().join(format!("webhook-test-hosts-{}", Uuid::new_v4().simple()));
+        std::fs::write(&path, contents).unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
+        HostsFile(path)
+    }
+}
+
+impl Drop for HostsFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// The system's resolver as production builds it, but reading `hosts` and asking a name server of
+/// the test on 127.0.0.1 that never answers (the socket answered beside it: keep it): a name the
+/// file does not list fails its lookup after 300 ms, whatever the machine's own DNS.
+pub fn system_resolver_with_hosts(
+    hosts: &HostsFile,
+) -> (gateway::webhooks::resolve::SystemResolver, std::net::UdpSocket) {
+    use hickory_resolver::config::{NameServerConfigGroup, ResolverConfig, ResolverOpts};
+
+    let silent = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let addr = silent.local_addr().unwrap();
+    let servers = NameServerConfigGroup::from_ips_clear(&[addr.ip()], addr.port(), true);
+    let mut options = ResolverOpts::default();
+    options.timeout = Duration::from_millis(300);
+    options.attempts = 1;
+    let resolver = gateway::webhooks::resolve::SystemResolver::with(
+        ResolverConfig::from_parts(None, vec![], servers),
+        options,
+        &hosts.0,
+    );
+    (resolver, silent)
 }

@@ -4,10 +4,12 @@
 --   2048 characters; a path and query of RFC 3986 characters only (`<`, `>`, `"`, a backtick, a
 --   bare `%` are refused);
 --   the host a DNS name: two or more labels of letters, digits and hyphens (1-63 each, no hyphen at
---   either end, 253 characters in all, no trailing dot), the last label not all digits (so no IPv4
---   literal in any spelling; an IPv6 literal's brackets are refused as they are);
+--   either end, 253 characters in all, no trailing dot), the last label neither all digits nor
+--   `0x` followed by hex digits (or nothing): the WHATWG URL parser's "ends in a number" rule, so
+--   no host that it (or inet_aton) reads as an IPv4 address, in any spelling (`127.1`,
+--   `0177.0.0.1`, `0x7f.0x1`, …); an IPv6 literal's brackets are refused as they are;
 --   not `localhost` nor a name under it, nor a platform domain (app.settings
---   `webhook_platform_domains`) nor a name under one.
+--   `webhook_platform_domains`, read by app.webhook_platform_domains) nor a name under one.
 CREATE OR REPLACE FUNCTION app.webhook_endpoint_host(p_url text)
 RETURNS text
 LANGUAGE plpgsql
@@ -32,16 +34,14 @@ BEGIN
     IF v_host IS NULL
        OR char_length(v_host) > 253
        OR v_host !~ ('^' || c_label || '(\.' || c_label || ')+$')
-       OR v_host ~ '(^|\.)[0-9]+$'
+       -- (lower-cased: `0X` is `0x` here)
+       OR v_host ~ '(^|\.)([0-9]+|0x[0-9a-f]*)$'
        OR v_host = 'localhost' OR v_host LIKE '%.localhost' THEN
         PERFORM app.refuse(422, 'invalid_webhook_endpoint', 'p_url');
     END IF;
-    v_platform_domains := ARRAY(
-        SELECT lower(btrim(d))
-          FROM app.settings AS s, regexp_split_to_table(s.value, ',') AS d
-         WHERE s.name = 'webhook_platform_domains' AND btrim(d) <> '');
+    v_platform_domains := app.webhook_platform_domains();
     IF EXISTS (SELECT FROM unnest(v_platform_domains) AS d
-                WHERE v_host = ltrim(d, '.') OR right(v_host, char_length(ltrim(d, '.')) + 1) = '.' || ltrim(d, '.')) THEN
+                WHERE v_host = d OR right(v_host, char_length(d) + 1) = '.' || d) THEN
         PERFORM app.refuse(422, 'invalid_webhook_endpoint', 'p_url');
     END IF;
     RETURN v_host;

@@ -1,0 +1,180 @@
+//! The source address behind an edge (DESIGN §5, Limits rule 4): the signed `X-Forwarded-Client`
+//! names the source only when the connection's peer is in `EDGE_PEERS`, the request carries exactly
+//! one such header, and it was signed within 10 s of the gateway's clock; otherwise the peer
+//! (127.0.0.1 here) counts. Seen through the all-requests bucket (2 requests, then one per 30 s): a
+//! source's third request is refused while another source's still passes. `serve` warns at start
+//! when `EDGE_SECRET` is set without `EDGE_PEERS`, and refuses to start on a bad `EDGE_PEERS`.
+
+use std::process::Stdio;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use hmac::{Hmac, Mac};
+use serde_json::Value;
+use sha2::Sha256;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
+use tokio::process::{Child, Command};
+use tokio::time::timeout;
+
+use crate::common::TestApp;
+
+const SECRET: &str = "the edge's shared secret";
+
+/// A gateway with the edge secret, `EDGE_PEERS` as given (None: unset), and 2 requests a source.
+async fn gateway(edge_peers: Option<&str>) -> TestApp {
+    TestApp::spawn_with(|settings| {
+        settings.set("RATE_LIMITS", "on").set("RATE_LIMIT_ALL_REQUESTS", "2/30s").set("EDGE_SECRET", SECRET);
+        if let Some(ranges) = edge_peers {
+            settings.set("EDGE_PEERS", ranges);
+        }
+    })
+    .await
+}
+
+fn now() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs()
+}
+
+/// The header an edge holding the secret sends for a client at `ip`, signed at `ts`.
+fn signed(ip: &str, ts: u64) -> String {
+    let mut mac = Hmac::<Sha256>::new_from_slice(SECRET.as_bytes()).unwrap();
+    mac.update(format!("{ip}|{ts}").as_bytes());
+    let sig: String = mac.finalize().into_bytes().iter().map(|b| format!("{b:02x}")).collect();
+    format!("ip={ip};ts={ts};sig={sig}")
+}
+
+/// The status of a GET of an unknown path carrying these `X-Forwarded-Client` values, each a
+/// header line of its own: 404 while its source has requests left, then 429.
+async fn nowhere(app: &TestApp, forwarded: &[&str]) -> u16 {
+    let headers: Vec<(&str, &str)> = forwarded.iter().map(|value| ("x-forwarded-client", *value)).collect();
+    app.get("/v1/nowhere", &headers).await.status.as_u16()
+}
+
+#[tokio::test]
+async fn from_an_edge_peer_one_signed_header_names_the_source_and_two_leave_the_peer_counted() {
+    let app = gateway(Some("127.0.0.0/8")).await;
+    let (a, b, c) = (signed("203.0.113.5", now()), signed("203.0.113.6", now()), signed("203.0.113.7", now()));
+    assert_eq!(nowhere(&app, &[&a]).await, 404);
+    assert_eq!(nowhere(&app, &[&a]).await, 404);
+    assert_eq!(nowhere(&app, &[&a]).await, 429, "203.0.113.5 is used up");
+    assert_eq!(nowhere(&app, &[&b]).await, 404, "203.0.113.6 is counted apart");
+    // Two headers, each validly signed: neither is believed, the peer counts.
+    assert_eq!(nowhere(&app, &[&b, &c]).await, 404);
+    assert_eq!(nowhere(&app, &[&b, &c]).await, 404, "not counted as 203.0.113.6, which had one left");
+    assert_eq!(nowhere(&app, &[]).await, 429, "the two requests with two headers used up the peer");
+    assert_eq!(nowhere(&app, &[&b]).await, 404, "203.0.113.6 still has its second request");
+    assert_eq!(nowhere(&app, &[&c]).await, 404, "nor were they counted as 203.0.113.7");
+}
+
+#[tokio::test]
+async fn a_header_signed_fifteen_seconds_ago_leaves_the_peer_counted() {
+    let app = gateway(Some("127.0.0.0/8")).await;
+    let fresh = signed("203.0.113.5", now());
+    let stale = signed("203.0.113.6", now() - 15);
+    assert_eq!(nowhere(&app, &[&fresh]).await, 404);
+    assert_eq!(nowhere(&app, &[&stale]).await, 404);
+    assert_eq!(nowhere(&app, &[&stale]).await, 404);
+    assert_eq!(nowhere(&app, &[]).await, 429, "the stale header's requests used up the peer");
+    assert_eq!(nowhere(&app, &[&fresh]).await, 404, "a fresh header still names its source");
+}
+
+#[tokio::test]
+async fn from_a_peer_outside_edge_peers_a_signed_header_is_ignored() {
+    // Neither 127.0.0.1 nor ::1 is in these ranges.
+    let app = gateway(Some("10.0.0.0/8, 192.0.2.0/24, ::ffff:198.51.100.0/120, fd00::/8")).await;
+    let (a, b) = (signed("203.0.113.5", now()), signed("203.0.113.6", now()));
+    assert_eq!(nowhere(&app, &[&a]).await, 404);
+    assert_eq!(nowhere(&app, &[&b]).await, 404);
+    assert_eq!(nowhere(&app, &[&a]).await, 429, "both headers were counted as the peer");
+    assert_eq!(nowhere(&app, &[]).await, 429);
+}
+
+#[tokio::test]
+async fn with_edge_secret_and_no_edge_peers_a_signed_header_is_ignored() {
+    for edge_peers in [None, Some("")] {
+        let app = gateway(edge_peers).await;
+        let (a, b) = (signed("203.0.113.5", now()), signed("203.0.113.6", now()));
+        assert_eq!(nowhere(&app, &[&a]).await, 404);
+        assert_eq!(nowhere(&app, &[&b]).await, 404);
+        assert_eq!(nowhere(&app, &[&a]).await, 429, "{edge_peers:?}: both headers were counted as the peer");
+    }
+}
+
+/// `ingest serve` on 127.0.0.1:0 with these settings on top of a minimal set; the database is
+/// never reached (connections are made on the first request).
+fn serve(settings: &[(&str, &str)]) -> Child {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_ingest"));
+    command
+        .arg("serve")
+        .env_remove("EDGE_SECRET")
+        .env_remove("EDGE_PEERS")
+        .env("DATABASE_URL", "postgres://nobody@127.0.0.1:1/none")
+        .env("LISTEN_ADDR", "127.0.0.1:0")
+        .env("ADMIN_LISTEN_ADDR", "")
+        .env("WEBHOOK_WORKER", "off")
+        .env("LOG_LEVEL", "info")
+        .envs(settings.iter().copied())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    command.spawn().expect("starting ingest serve")
+}
+
+/// The lines `serve` writes up to and including its "serving" line.
+async fn start_lines(child: &mut Child) -> Vec<String> {
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut seen = Vec::new();
+    let found = timeout(Duration::from_secs(10), async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            let serving = line.contains(r#""message":"serving""#);
+            seen.push(line);
+            if serving {
+                return;
+            }
+        }
+        panic!("ingest serve ended before serving: {seen:?}");
+    })
+    .await;
+    assert!(found.is_ok(), "no serving line within 10 s");
+    seen
+}
+
+/// The start's warnings that name `EDGE_PEERS`.
+fn edge_warnings(lines: &[String]) -> Vec<Value> {
+    lines
+        .iter()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap_or_else(|_| panic!("a JSON line: {line}")))
+        .filter(|line| line["level"] == "WARN" && line.to_string().contains("EDGE_PEERS"))
+        .collect()
+}
+
+#[tokio::test]
+async fn serve_warns_once_at_start_when_edge_secret_is_set_without_edge_peers_and_never_shows_the_secret() {
+    let secret = "a-distinctive-edge-secret-0d4f";
+    let mut child = serve(&[("EDGE_SECRET", secret)]);
+    let lines = start_lines(&mut child).await;
+    let warnings = edge_warnings(&lines);
+    assert_eq!(warnings.len(), 1, "{lines:?}");
+    let message = warnings[0]["message"].as_str().unwrap();
+    assert!(message.contains("EDGE_SECRET is set without EDGE_PEERS"), "{message}");
+    assert!(message.contains("X-Forwarded-Client is ignored"), "{message}");
+    assert!(lines.iter().all(|line| !line.contains(secret)), "{lines:?}");
+
+    let mut child = serve(&[("EDGE_SECRET", secret), ("EDGE_PEERS", "10.0.0.0/8")]);
+    assert_eq!(edge_warnings(&start_lines(&mut child).await), Vec::<Value>::new(), "peers set: no warning");
+    let mut child = serve(&[]);
+    assert_eq!(edge_warnings(&start_lines(&mut child).await), Vec::<Value>::new(), "no secret: no warning");
+}
+
+#[tokio::test]
+async fn a_bad_edge_peers_value_stops_the_start_and_names_the_setting() {
+    let mut child = serve(&[("EDGE_SECRET", "s"), ("EDGE_PEERS", "10.0.0.0/8, 10.1.2.3")]);
+    let status = timeout(Duration::from_secs(10), child.wait()).await.expect("it stops").unwrap();
+    assert_eq!(status.code(), Some(1));
+    let mut stderr = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut stderr).await.unwrap();
+    assert_eq!(
+        stderr,
+        "ingest: EDGE_PEERS is not valid: \"10.1.2.3\" is not a CIDR range (comma-separated, like 10.0.0.0/8, \
+         fd00::/8 or 192.0.2.1/32)\n"
+    );
+}
