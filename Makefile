@@ -22,6 +22,8 @@ BASE_PATH ?= /v1
 help:
 	@echo "make run    start a local database, seed a demo credential and serve on $(LISTEN_ADDR)"
 	@echo "make test   run every test layer (installs what it needs)"
+	@echo "make bench  the benchmarks: wrk, pgbench and the plainest SQL (bench/README.md)"
+	@echo "make fuzz   the parser property tests with 200 000 cases each"
 
 deps:
 	@$(CLUSTER) install
@@ -36,17 +38,10 @@ db: deps
 build:
 	cargo build --release --locked --bin ingest
 
-# On the local cluster the gateway and the worker log in as their own roles (trust authentication on
-# loopback), so the role settings that keep secrets out of the server log apply, as in production.
+# sql/dev/run.sh: migrate, seed the demo operator, print a credential, serve (the gateway and the
+# worker as their own roles on the local cluster).
 run: db build
-	@url="$${DATABASE_URL:-$$($(CLUSTER) url)}"; \
-	serve_url="$${DATABASE_URL:-$$($(CLUSTER) url ingest ingest_gateway)}"; \
-	worker_url="$${DATABASE_URL:-$$($(CLUSTER) url ingest webhook_worker)}"; \
-	DATABASE_URL="$$url" LOG_LEVEL=warn target/release/ingest migrate; \
-	psql "$$url" -qX -v base_url="http://$(LISTEN_ADDR)$(BASE_PATH)" -f sql/dev/demo.sql; \
-	echo "Serving on http://$(LISTEN_ADDR)$(BASE_PATH); health and metrics on http://$${ADMIN_LISTEN_ADDR:-127.0.0.1:8081} (Ctrl-C stops)"; \
-	DATABASE_URL="$$serve_url" WEBHOOK_DATABASE_URL="$$worker_url" LISTEN_ADDR="$(LISTEN_ADDR)" BASE_PATH="$(BASE_PATH)" \
-	    exec target/release/ingest serve
+	@LISTEN_ADDR="$(LISTEN_ADDR)" BASE_PATH="$(BASE_PATH)" exec sql/dev/run.sh
 
 # Always the local cluster: tests create and drop databases of their own.
 test: deps

@@ -5,8 +5,8 @@
 //! for room (back-pressure) instead of dropping it. Batched: the thread writes at most every
 //! [`GATHER`] what gathered meanwhile (at once when a quarter of the bound is waiting), so a busy
 //! gateway pays one `write` per batch and no thread wake-up per line. A line handed over a thread
-//! channel one at a time cost the thread a wake-up, a spin and a `write` each: ~25 µs of CPU a
-//! request at one connection, a quarter of the gateway's own cost.
+//! channel one at a time cost the thread a wake-up, a spin and a `write` each: a large share of the
+//! gateway's own CPU a request (bench/FINDINGS.md).
 
 use std::io::Write;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};

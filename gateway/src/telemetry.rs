@@ -124,8 +124,7 @@ impl WriteLine {
     pub fn from_report(request_id: &str, key_id: Option<&str>, route: &str, report: &[u8]) -> Option<Value> {
         // The report's members are read as raw text, and only the few the line needs are parsed:
         // the rest (the lot, or every closure period: ~10 KB for 100) is checked as JSON but never
-        // built into values: 65 → 10 µs for a closure list of 100
-        // (`cargo bench -p gateway --bench hot_paths -- write_line`).
+        // built into values (`cargo bench -p gateway --bench hot_paths -- write_line`).
         let members: HashMap<String, &RawValue> = serde_json::from_slice(report).ok()?;
         let value = |key: &str| members.get(key).and_then(|raw| serde_json::from_str::<Value>(raw.get()).ok());
         let flag = |key: &str| value(key).and_then(|v| v.as_bool()).unwrap_or(false);

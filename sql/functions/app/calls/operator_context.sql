@@ -6,7 +6,7 @@
 -- caller set by hand is cleared with it.
 --
 -- PL/pgSQL rather than SQL: a SQL function's body is parsed and planned again at every statement
--- that calls it (~20 µs, on every request); PL/pgSQL keeps its plan for the session.
+-- that calls it, on every request; PL/pgSQL keeps its plan for the session.
 CREATE OR REPLACE FUNCTION app.enter_operator(p_operator_id uuid)
 RETURNS void
 LANGUAGE plpgsql

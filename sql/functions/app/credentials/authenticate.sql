@@ -21,8 +21,8 @@ SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
     -- "Bearer", one or more spaces, then <key_id>.<secret>: the first dot splits the halves. The
-    -- shape is checked without captures and cut by string functions (capturing `(.+)$` cost ~13 µs
-    -- a call); a key id of spaces alone, which the shape admits, is cut to '': no credential has either.
+    -- shape is checked without captures and cut by string functions (a capture costs more on every
+    -- call); a key id of spaces alone, which the shape admits, is cut to '': no credential has either.
     v_parsed boolean := coalesce(CASE WHEN octet_length(p_authorization) <= 1024
         THEN p_authorization ~ '^[Bb][Ee][Aa][Rr][Ee][Rr] +[^.]+\..' END, false);
     v_halves text := CASE WHEN v_parsed THEN ltrim(substr(p_authorization, 7), ' ') END;

@@ -10,12 +10,15 @@
 --              read has been read (app.lot_rule_between_fields);
 --   reviewed   whether a change to it voids a pending or approved listing review;
 --   description  what a client must know of it, as the published OpenAPI document says it.
+-- The unchanged-body shortcut (app.lot_body_digest) holds only while reading a lot depends on
+-- nothing but the body text, the operator's media folder and the deployed rules: a rule added here
+-- must read only those (see app.lot_from_body).
 -- The body's keys, the reader, the diff, `changed` and the review voiding all come from here; the
 -- read form's keys are checked against it (sql/tests/10-lot-write-and-diff.sql). The OpenAPI
 -- document's lot schemas are read off this function's text (gateway/src/registry.rs; keep its rows
 -- plain literals), and a test compares them with what PostgreSQL returns. PL/pgSQL rather than
 -- SQL: its plan is kept for the session, where a SQL function's VALUES is planned again at every call
--- (30 µs against 180 µs, and a write reads the registry several times).
+-- (and a write reads the registry several times).
 CREATE OR REPLACE FUNCTION app.lot_fields()
 RETURNS TABLE (
     ordinal integer, name text, body_path text[], kind text, required boolean, min_value numeric,

@@ -7,6 +7,10 @@
 -- its kind, with the rules between fields where the registry puts them. Refusals name the field by
 -- its body path (`cancellation.penalty_percent_after`).
 -- Returns a row of app.lots with operator_id, id and the review columns unset.
+-- INVARIANT of the unchanged-body shortcut (app.lot_write answers `unchanged` at once when the body's
+-- digest equals the stored one, app.lot_body_digest): this reading may depend on nothing but the body
+-- text, the operator's media folder and the deployed rules (app.deployed_rules). Reading anything
+-- else here (another table, a setting, the clock) makes that shortcut wrong: add it to the digest.
 CREATE OR REPLACE FUNCTION app.lot_from_body(p_body jsonb, p_external_id text, p_media_folder text)
 RETURNS app.lots
 LANGUAGE plpgsql

@@ -1,7 +1,7 @@
 -- The Lot read form: exactly the spec's keys, all always present. Coordinates are decimal strings
 -- without trailing zeros; the cancellation percentage a two-decimal string; features never null.
 -- PL/pgSQL rather than SQL: a SQL function's body is parsed and planned again at every statement
--- that calls it (~0.5 ms of a one-lot GET's 1.6 ms); PL/pgSQL keeps its plan for the session.
+-- that calls it (a large share of a one-lot GET); PL/pgSQL keeps its plan for the session.
 CREATE OR REPLACE FUNCTION app.lot_read_form(p_lot app.lots)
 RETURNS jsonb
 LANGUAGE plpgsql

@@ -43,7 +43,7 @@ END
 $$;
 REVOKE ALL ON FUNCTION app.media_string_is_own(text, text) FROM PUBLIC;
 
--- PL/pgSQL for its kept plan: as a SQL function its query was planned again at every call (150 µs).
+-- PL/pgSQL for its kept plan: as a SQL function its query was planned again at every call.
 CREATE OR REPLACE FUNCTION app.media_follows_rule(p_media jsonb, p_folder text)
 RETURNS boolean
 LANGUAGE plpgsql
