@@ -37,6 +37,8 @@ and number inside arrival or media:
                            (invalid_body, naming the member)
   a number written with an exponent beyond ±20 (1e21, 5e-30)   invalid_body naming the member is
                            allowed: no field takes one, and written out in full it could be huge
+Not tried: arrival and media over 16 KiB of compact JSON (refused invalid_body; a size no schema
+keyword states, said in the fields' descriptions).
 FIELD_FORMS_EXAMPLES sets the generated values per field (default 100).
 """
 

@@ -13,8 +13,9 @@
 //!
 //! At most 64 connections at once, each with a deadline on its request head (10 s) and the API's
 //! on a stalled answer (`SEND_TIMEOUT_MS`): a client that pipelines requests and never reads the
-//! answers is closed once a write has waited that long, so such clients cannot hold every slot and
-//! starve the balancer's `/readyz` and `/livez`.
+//! answers is closed once a write has waited that long, so such clients hold their slots for at
+//! most that long. A client that reads a few bytes now and then resets the deadline: the listener's
+//! only defence against it is its private address.
 //!
 //! For `serve`, readiness is the database's and the schema's ([`Probe`]), and turns 503
 //! `shutting_down` as soon as a shutdown is announced; the listener keeps answering until the API

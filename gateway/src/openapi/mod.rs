@@ -32,7 +32,7 @@ pub const ERROR_CODES: &[(u16, &str, &str)] = &[
     (401, "unauthorized", "The uniform credential refusal: no or an unparseable header, an unknown key, a wrong secret, a revoked or expired credential or a suspended account, a missing scope, or (routes under a lot) a lot that is not yours. Use GET /ping to diagnose a credential."),
     (404, "not_found", "No such route (never an answer about a resource)."),
     (405, "method_not_allowed", "Wrong verb; the `Allow` header lists the path's verbs."),
-    (409, "conflict", "Two writes collided at once (two pushes created the same external_id). Retry after `Retry-After`."),
+    (409, "conflict", "A write collided with another at once (on the lot route: two pushes created the same external_id). Retry after `Retry-After`."),
     (413, "payload_too_large", "Body over 64 KiB."),
     (415, "unsupported_media_type", "Content-Type was not application/json (a charset parameter may only be utf-8)."),
     (422, "invalid_json", "Body not parseable, or nested deeper than the parser allows."),
@@ -398,7 +398,10 @@ fn operation_object(operation: &Operation) -> Value {
     responses.insert("500".into(), shared("InternalError"));
     responses.insert("503".into(), shared("TryAgain"));
     if let Some(conflict) = operation.conflict {
-        responses.insert("409".into(), error_response("409", conflict, &["conflict"]));
+        let mut response = error_response("409", conflict, &["conflict"]);
+        // the route's own case, not the table's general meaning
+        response["content"]["application/json"]["examples"]["conflict"]["summary"] = conflict.into();
+        responses.insert("409".into(), response);
         responses.insert("413".into(), shared("PayloadTooLarge"));
         responses.insert("415".into(), shared("UnsupportedMediaType"));
     }

@@ -79,7 +79,9 @@ impl Forms {
                 }
                 schema
             }
-            "zone" => json!({ "type": "string", "minLength": 1, "examples": ["Europe/London"] }),
+            "zone" => {
+                json!({ "type": "string", "minLength": 1, "maxLength": integer(max), "examples": ["Europe/London"] })
+            }
             "choice" => json!({ "type": "string", "enum": field.list("choices") }),
             "boolean" => json!({ "type": "boolean" }),
             "integer" => integer_form(field),
@@ -105,7 +107,9 @@ impl Forms {
     fn lot_output(&self, field: &Field) -> Value {
         match field.kind() {
             "text" => json!({ "type": "string", "maxLength": integer(field.number("max_value")) }),
-            "zone" => json!({ "type": "string", "examples": ["Europe/London"] }),
+            "zone" => {
+                json!({ "type": "string", "maxLength": integer(field.number("max_value")), "examples": ["Europe/London"] })
+            }
             "coordinate" => {
                 json!({ "type": "string", "pattern": "^-?[0-9]+(?:\\.[0-9]{1,6})?$", "examples": ["51.5"] })
             }

@@ -32,7 +32,7 @@ BEGIN
     RETURN QUERY VALUES
         (1, 'name', '{name}'::text[], 'text', true, NULL::numeric, 200::numeric, NULL::text[], NULL::jsonb, NULL::text[], true,
             'The lot''s name. Blank counts as absent (`missing_field`).'),
-        (2, 'timezone', '{timezone}', 'zone', true, NULL, NULL, NULL, NULL, NULL, true,
+        (2, 'timezone', '{timezone}', 'zone', true, NULL, 64, NULL, NULL, NULL, true,
             'An IANA time zone or link name (tzdata), else `invalid_timezone`. Every day boundary of the lot is computed in it. A change withdraws the person''s confirmation of the zone: the lot takes no new booking until it is confirmed again in the console.'),
         (3, 'handover', '{handover}', 'choice', true, NULL, NULL, '{self,attended}', NULL, NULL, true,
             'How a car is handed over: `self` or `attended`.'),
