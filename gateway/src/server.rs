@@ -57,6 +57,13 @@ pub async fn run(config: Config) -> Result<(), String> {
              against its connection's peer; list the edge's CIDR ranges in EDGE_PEERS"
         );
     }
+    if config.edge_secret.is_none() && !config.edge_peers.is_empty() {
+        tracing::warn!(
+            setting = "EDGE_SECRET",
+            "EDGE_PEERS is set without EDGE_SECRET: X-Forwarded-Client cannot be verified and is ignored; \
+             every request counts against its connection's peer"
+        );
+    }
     tracing::info!(
         listen = %config.listen,
         base_path = %config.base_path,

@@ -166,6 +166,15 @@ async fn serve_warns_once_at_start_when_edge_secret_is_set_without_edge_peers_an
 }
 
 #[tokio::test]
+async fn serve_warns_at_start_when_edge_peers_are_set_without_a_secret_to_verify_their_header() {
+    let mut child = serve(&[("EDGE_PEERS", "10.0.0.0/8")]);
+    let warnings = edge_warnings(&start_lines(&mut child).await);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert_eq!(warnings[0]["setting"], "EDGE_SECRET");
+    assert!(warnings[0]["message"].as_str().unwrap().starts_with("EDGE_PEERS is set without EDGE_SECRET"));
+}
+
+#[tokio::test]
 async fn a_bad_edge_peers_value_stops_the_start_and_names_the_setting() {
     let mut child = serve(&[("EDGE_SECRET", "s"), ("EDGE_PEERS", "10.0.0.0/8, 10.1.2.3")]);
     let status = timeout(Duration::from_secs(10), child.wait()).await.expect("it stops").unwrap();
