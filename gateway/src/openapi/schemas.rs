@@ -41,6 +41,15 @@ fn described(mut schema: Value, description: &str) -> Value {
     schema
 }
 
+/// `schema`, described, and null allowed too when `null_allowed`.
+fn described_maybe_null(schema: Value, description: &str, null_allowed: bool) -> Value {
+    if null_allowed {
+        nullable(schema, description)
+    } else {
+        described(schema, description)
+    }
+}
+
 /// An object of these properties, these required, and no other key.
 fn closed_object(properties: Map<String, Value>, required: Vec<String>, description: &str) -> Value {
     json!({
@@ -50,6 +59,12 @@ fn closed_object(properties: Map<String, Value>, required: Vec<String>, descript
         "required": required,
         "additionalProperties": false,
     })
+}
+
+/// A closed object every one of whose properties is always present.
+fn complete_object(properties: Map<String, Value>, description: &str) -> Value {
+    let keys = properties.keys().cloned().collect();
+    closed_object(properties, keys, description)
 }
 
 /// The patterns the forms share, made once.
@@ -66,19 +81,22 @@ impl Forms {
         Forms { not_blank: format!("[^{class}]"), white_space: format!("[{class}]*") }
     }
 
+    /// A text of at most `max` characters (app.json_text); unless `blank_allowed`, not empty nor
+    /// white space alone (a blank required lot text is `missing_field`, a blank reason refused).
+    fn text(&self, max: Option<&str>, blank_allowed: bool) -> Value {
+        let mut schema = json!({ "type": "string", "maxLength": integer(max) });
+        if !blank_allowed {
+            schema["minLength"] = 1.into();
+            schema["pattern"] = self.not_blank.clone().into();
+        }
+        schema
+    }
+
     /// What the write body takes for a lot field, by its kind (app.lot_from_body, app.json_field).
     fn lot_input(&self, field: &Field) -> Value {
         let max = field.number("max_value");
         match field.kind() {
-            "text" => {
-                let mut schema = json!({ "type": "string", "maxLength": integer(max) });
-                if field.flag("required") {
-                    // blank counts as absent: `missing_field`
-                    schema["minLength"] = 1.into();
-                    schema["pattern"] = self.not_blank.clone().into();
-                }
-                schema
-            }
+            "text" => self.text(max, !field.flag("required")),
             "zone" => {
                 json!({ "type": "string", "minLength": 1, "maxLength": integer(max), "examples": ["Europe/London"] })
             }
@@ -106,7 +124,7 @@ impl Forms {
     /// What the lot's read form holds for a field, by its kind (app.lot_read_form).
     fn lot_output(&self, field: &Field) -> Value {
         match field.kind() {
-            "text" => json!({ "type": "string", "maxLength": integer(field.number("max_value")) }),
+            "text" => self.text(field.number("max_value"), true),
             "zone" => {
                 json!({ "type": "string", "maxLength": integer(field.number("max_value")), "examples": ["Europe/London"] })
             }
@@ -320,20 +338,13 @@ fn lot_schemas(forms: &Forms, schemas: &mut Map<String, Value>) {
         let path: Vec<&str> = body_path.iter().map(String::as_str).collect();
         let (write, read) = (forms.lot_input(field), forms.lot_output(field));
         let null_when_unset = !field.flag("required") && field.json("default_value").is_none();
-        let read = if null_when_unset && path.len() == 1 {
-            nullable(read, &description)
-        } else {
-            described(read, &description)
-        };
         match path.as_slice() {
             [key] => {
                 if field.flag("required") {
                     required.push(key.to_string());
-                    input.insert(key.to_string(), described(write, &description));
-                } else {
-                    input.insert(key.to_string(), nullable(write, &description));
                 }
-                output.insert(key.to_string(), read);
+                input.insert(key.to_string(), described_maybe_null(write, &description, !field.flag("required")));
+                output.insert(key.to_string(), described_maybe_null(read, &description, null_when_unset));
             }
             ["cancellation", key] => {
                 cancellation_input.insert(key.to_string(), nullable(write, field.description()));
@@ -344,15 +355,11 @@ fn lot_schemas(forms: &Forms, schemas: &mut Map<String, Value>) {
     }
     input.insert("cancellation".into(), nullable(reference("CancellationInput"), CANCELLATION_DESCRIPTION));
     output.insert("cancellation".into(), nullable(reference("Cancellation"), CANCELLATION_DESCRIPTION));
-    let cancellation_keys: Vec<String> = cancellation_output.keys().cloned().collect();
     schemas.insert(
         "CancellationInput".into(),
         closed_object(cancellation_input, Vec::new(), "All three keys or none; a key with null counts as absent."),
     );
-    schemas.insert(
-        "Cancellation".into(),
-        closed_object(cancellation_output, cancellation_keys, "The stored cancellation policy."),
-    );
+    schemas.insert("Cancellation".into(), complete_object(cancellation_output, "The stored cancellation policy."));
     let mut write_body = closed_object(
         input,
         required,
@@ -362,16 +369,12 @@ fn lot_schemas(forms: &Forms, schemas: &mut Map<String, Value>) {
     );
     write_body["examples"] = json!([example_lot()]);
     schemas.insert("LotWriteBody".into(), write_body);
-    let keys: Vec<String> = output.keys().cloned().collect();
-    let lot = closed_object(output.clone(), keys.clone(), "A lot as stored: every key always present.");
-    schemas.insert("Lot".into(), lot);
+    schemas.insert("Lot".into(), complete_object(output.clone(), "A lot as stored: every key always present."));
     output.insert(
         "rates".into(),
         nullable(reference("Rates"), "The lot's marketplace price envelope; null: no marketplace price yet."),
     );
-    let mut keys = keys;
-    keys.push("rates".into());
-    schemas.insert("LotListEntry".into(), closed_object(output, keys, "A lot as stored, with its price envelope."));
+    schemas.insert("LotListEntry".into(), complete_object(output, "A lot as stored, with its price envelope."));
 }
 
 /// The lot the document shows as the example of a write body.
@@ -420,8 +423,7 @@ fn rates_schemas(schemas: &mut Map<String, Value>) {
         };
         input.insert(field.name().into(), nullable(write, description));
         if field.flag("stored") {
-            let read = if read_nullable { nullable(read, description) } else { described(read, description) };
-            output.insert(field.name().into(), read);
+            output.insert(field.name().into(), described_maybe_null(read, description, read_nullable));
         }
     }
     let mut write_body = closed_object(
@@ -437,8 +439,7 @@ fn rates_schemas(schemas: &mut Map<String, Value>) {
         { "fixed_price": "12.50", "valid_from": "2026-12-01", "valid_to": "2027-03-31" },
     ]);
     schemas.insert("RatesWriteBody".into(), write_body);
-    let keys = output.keys().cloned().collect();
-    schemas.insert("Rates".into(), closed_object(output, keys, "The lot's marketplace price envelope."));
+    schemas.insert("Rates".into(), complete_object(output, "The lot's marketplace price envelope."));
 }
 
 /// BlockedPeriodsWriteBody, BlockedPeriodInput and BlockedPeriod, from app.blocked_period_fields.
@@ -462,39 +463,27 @@ fn blocked_period_schemas(forms: &Forms, schemas: &mut Map<String, Value>) {
                 assert!(field.text("last_day").unwrap().ends_with("-12-31"), "a date's range is whole years");
                 date(Some((year("first_day"), year("last_day"))))
             }
-            "text" => json!({
-                "type": "string",
-                "minLength": 1,
-                "maxLength": field.number("max_value").map(|m| integer(Some(m))),
-                "pattern": forms.not_blank,
-            }),
+            "text" => forms.text(field.number("max_value"), false),
             "count" => json!({ "type": "integer", "minimum": 0 }),
             kind => panic!("app.blocked_period_fields: no form for the kind {kind}"),
         };
-        let name = field.name().to_string();
-        if field.flag("required") {
-            output.insert(name.clone(), described(schema.clone(), description));
-        } else {
-            output.insert(name.clone(), nullable(schema.clone(), description));
-        }
+        let (name, null_allowed) = (field.name().to_string(), !field.flag("required"));
         if field.flag("in_body") {
-            if field.flag("required") {
+            if !null_allowed {
                 required.push(name.clone());
-                input.insert(name, described(schema, description));
-            } else {
-                input.insert(name, nullable(schema, description));
             }
+            input.insert(name.clone(), described_maybe_null(schema.clone(), description, null_allowed));
         }
+        output.insert(name, described_maybe_null(schema, description, null_allowed));
     }
     let list = list.expect("app.blocked_period_fields has the list");
     schemas.insert(
         "BlockedPeriodInput".into(),
         closed_object(input, required, "One closure; an unknown key is `invalid_blocked_periods` naming it."),
     );
-    let keys = output.keys().cloned().collect();
     schemas.insert(
         "BlockedPeriod".into(),
-        closed_object(output, keys, "A stored closure, with the count of bookings whose stay touches it."),
+        complete_object(output, "A stored closure, with the count of bookings whose stay touches it."),
     );
     let mut properties = Map::new();
     properties.insert(
@@ -543,32 +532,24 @@ fn booking_schemas(schemas: &mut Map<String, Value>) {
                 for key in ["first_name", "last_name", "email", "phone"] {
                     keys.insert(key.into(), json!({ "type": ["string", "null"] }));
                 }
-                let names = keys.keys().cloned().collect();
-                closed_object(keys, names, "")
+                complete_object(keys, "")
             }
             "text_list" => json!({ "type": "array", "items": { "type": "string" } }),
             kind => panic!("app.booking_fields: no form for the kind {kind}"),
         };
-        let schema = if field.flag("nullable") {
-            nullable(schema, field.description())
-        } else {
-            described(schema, field.description())
-        };
-        properties.insert(field.name().into(), schema);
+        properties
+            .insert(field.name().into(), described_maybe_null(schema, field.description(), field.flag("nullable")));
     }
-    let keys = properties.keys().cloned().collect();
     schemas.insert(
         "Booking".into(),
-        closed_object(properties, keys, "A booking of any channel, read-only: every key always present."),
+        complete_object(properties, "A booking of any channel, read-only: every key always present."),
     );
 }
 
 /// The answers' own shapes (pages, write results, the ping, the hint), around the body schemas.
 fn answer_schemas(schemas: &mut Map<String, Value>) {
     let object = |properties: Value, description: &str| {
-        let properties = properties.as_object().cloned().unwrap_or_default();
-        let keys = properties.keys().cloned().collect();
-        closed_object(properties, keys, description)
+        complete_object(properties.as_object().cloned().unwrap_or_default(), description)
     };
     // `changed`: the registry's names that differ, in its order
     let changed = |fields: Vec<Field>| {
@@ -587,16 +568,14 @@ fn answer_schemas(schemas: &mut Map<String, Value>) {
         "description": "`created` (201, 200 on a dry run), `updated`, or `unchanged` (nothing differed: no statement was issued).",
     });
     let dry_run = json!({ "type": "boolean", "const": true, "description": "Present, and true, only on a dry run." });
+    // every key always present but dry_run, which only a dry run carries
     let write_result = |extra: Value, description: &str| {
-        let mut schema = object(extra, description);
-        schema["properties"]["external_id"] = json!({ "type": "string", "description": "Your id of the lot." });
-        schema["properties"]["result"] = result.clone();
-        schema["properties"]["dry_run"] = dry_run.clone();
-        let mut required: Vec<String> =
-            schema["required"].as_array().unwrap().iter().map(|k| k.as_str().unwrap().to_string()).collect();
-        required.extend(["external_id".to_string(), "result".to_string()]);
-        schema["required"] = json!(required);
-        schema
+        let mut properties = extra.as_object().cloned().unwrap_or_default();
+        properties.insert("external_id".into(), json!({ "type": "string", "description": "Your id of the lot." }));
+        properties.insert("result".into(), result.clone());
+        let required = properties.keys().cloned().collect();
+        properties.insert("dry_run".into(), dry_run.clone());
+        closed_object(properties, required, description)
     };
     schemas.insert(
         "PingResult".into(),
