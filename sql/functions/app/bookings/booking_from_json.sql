@@ -16,6 +16,7 @@ DECLARE
         'parking_days', 'status', 'payment_status', 'currency', 'total', 'channel', 'flight_number',
         'customer', 'vehicle_plates'];
     v_booking app.bookings := p_base;
+    v_lot_external_id text;
     v_customer jsonb;
 BEGIN
     IF jsonb_typeof(p_booking) IS DISTINCT FROM 'object' THEN
@@ -38,9 +39,12 @@ BEGIN
     IF app.json_absent(p_booking -> 'lot_external_id') AND p_booking ? 'lot_external_id' THEN
         v_booking.lot_id := NULL;  -- refused below as missing
     ELSIF p_booking ? 'lot_external_id' THEN
+        -- (read first: a function of the body in the condition would run once per row, and the
+        -- (operator_id, external_id) key would go unused)
+        v_lot_external_id := app.json_text(p_booking -> 'lot_external_id', 'lot_external_id', 200);
         SELECT l.id INTO v_booking.lot_id FROM app.lots AS l
          WHERE l.operator_id = v_booking.operator_id
-           AND l.external_id = app.json_text(p_booking -> 'lot_external_id', 'lot_external_id', 200);
+           AND l.external_id = v_lot_external_id;
         IF NOT FOUND THEN
             PERFORM app.refuse(422, 'invalid_body', 'lot_external_id');
         END IF;
