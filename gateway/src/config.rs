@@ -8,7 +8,6 @@ use std::time::Duration;
 use ipnet::IpNet;
 
 use crate::ratelimit::{Limits, Rate};
-use crate::source::parse_edge_peers;
 
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -173,13 +172,32 @@ impl Config {
             webhooks,
             rate_limits,
             edge_secret: lookup("EDGE_SECRET").filter(|secret| !secret.is_empty()).map(String::into_bytes),
-            edge_peers: parse_edge_peers(&get("EDGE_PEERS", ""))?,
+            edge_peers: cidr_ranges("EDGE_PEERS", &get("EDGE_PEERS", ""))?,
         })
     }
 }
 
 fn parse<T: std::str::FromStr>(name: &str, value: &str) -> Result<T, String> {
     value.parse().map_err(|_| format!("{name} is not valid: {value:?}"))
+}
+
+/// The items of a comma-separated setting, trimmed, empty ones left out.
+pub fn comma_items(value: &str) -> impl Iterator<Item = &str> {
+    value.split(',').map(str::trim).filter(|item| !item.is_empty())
+}
+
+/// A comma-separated list of CIDR ranges (`EDGE_PEERS`, `WEBHOOK_PUBLIC_RANGES`); empty: none.
+pub fn cidr_ranges(name: &str, value: &str) -> Result<Vec<IpNet>, String> {
+    comma_items(value)
+        .map(|range| {
+            range.parse::<IpNet>().map_err(|_| {
+                format!(
+                    "{name} is not valid: {range:?} is not a CIDR range \
+                     (comma-separated, like 10.0.0.0/8, fd00::/8 or 192.0.2.1/32)"
+                )
+            })
+        })
+        .collect()
 }
 
 fn positive(name: &str, value: &str) -> Result<usize, String> {
@@ -245,6 +263,20 @@ mod tests {
             .contains("WEBHOOK_CONCURRENCY"));
         let own = config(&[("DATABASE_URL", "u"), ("WEBHOOK_DATABASE_URL", "w")]).unwrap();
         assert_eq!(own.webhooks.database_url, "w");
+    }
+
+    #[test]
+    fn edge_peers_are_comma_separated_cidr_ranges() {
+        assert_eq!(cidr_ranges("EDGE_PEERS", "").unwrap(), Vec::<IpNet>::new());
+        assert_eq!(
+            cidr_ranges("EDGE_PEERS", " 10.0.0.0/8,fd00::/8 ,, 192.0.2.1/32").unwrap(),
+            vec!["10.0.0.0/8".parse::<IpNet>().unwrap(), "fd00::/8".parse().unwrap(), "192.0.2.1/32".parse().unwrap()]
+        );
+        for bad in ["10.0.0.1", "10.0.0.0/33", "edge.internal", "10.0.0.0/8;fd00::/8", "*"] {
+            let error = cidr_ranges("EDGE_PEERS", bad).unwrap_err();
+            assert!(error.starts_with("EDGE_PEERS is not valid: "), "{error}");
+            assert!(error.contains(&format!("{bad:?}")), "{error}");
+        }
     }
 
     #[test]

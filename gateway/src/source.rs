@@ -38,24 +38,6 @@ pub fn source_address<'a>(
     counted_as(signed.unwrap_or(peer))
 }
 
-/// Reads `EDGE_PEERS`: CIDR ranges, comma-separated (spaces and empty items ignored); IPv4 ranges
-/// may also be written IPv4-mapped (`::ffff:10.0.0.0/104`).
-pub fn parse_edge_peers(ranges: &str) -> Result<Vec<IpNet>, String> {
-    ranges
-        .split(',')
-        .map(str::trim)
-        .filter(|range| !range.is_empty())
-        .map(|range| {
-            range.parse::<IpNet>().map_err(|_| {
-                format!(
-                    "EDGE_PEERS is not valid: {range:?} is not a CIDR range \
-                     (comma-separated, like 10.0.0.0/8, fd00::/8 or 192.0.2.1/32)"
-                )
-            })
-        })
-        .collect()
-}
-
 /// Whether `peer` is in one of `ranges`. An IPv4 address matches alike whether it or the range is
 /// written IPv4 or IPv4-mapped IPv6 (a dual-stack listener reports IPv4 peers mapped); an IPv6
 /// range wider than `::ffff:0:0/96` (`::/0`, say) holds no IPv4 address.
@@ -141,7 +123,7 @@ mod tests {
     }
 
     fn ranges(text: &str) -> Vec<IpNet> {
-        parse_edge_peers(text).unwrap()
+        crate::config::cidr_ranges("EDGE_PEERS", text).unwrap()
     }
 
     /// The source of a request from `peer` carrying `headers`, with the secret and `peers`.
@@ -247,20 +229,6 @@ mod tests {
             signed("not-an-address", NOW, SECRET),
         ] {
             assert_eq!(source(Some(&header), Some(SECRET)), ip(EDGE), "{header}");
-        }
-    }
-
-    #[test]
-    fn edge_peers_are_comma_separated_cidr_ranges() {
-        assert_eq!(ranges(""), Vec::<IpNet>::new());
-        assert_eq!(
-            ranges(" 10.0.0.0/8,fd00::/8 ,, 192.0.2.1/32"),
-            vec!["10.0.0.0/8".parse::<IpNet>().unwrap(), "fd00::/8".parse().unwrap(), "192.0.2.1/32".parse().unwrap()]
-        );
-        for bad in ["10.0.0.1", "10.0.0.0/33", "edge.internal", "10.0.0.0/8;fd00::/8", "*"] {
-            let error = parse_edge_peers(bad).unwrap_err();
-            assert!(error.starts_with("EDGE_PEERS is not valid: "), "{error}");
-            assert!(error.contains(&format!("{bad:?}")), "{error}");
         }
     }
 

@@ -103,9 +103,7 @@ impl Nat64Prefix {
     /// 64-71 (the octet RFC 6052 reserves). Empty: none.
     pub fn parse_list(text: &str) -> Result<Vec<Nat64Prefix>, String> {
         const NAME: &str = "WEBHOOK_NAT64_PREFIXES";
-        text.split(',')
-            .map(str::trim)
-            .filter(|item| !item.is_empty())
+        crate::config::comma_items(text)
             .map(|item| {
                 let Ok(net) = item.parse::<Ipv6Net>() else {
                     return Err(format!("{NAME}: not an IPv6 prefix such as 2001:db8:64::/96: {item:?}"));
@@ -161,14 +159,7 @@ impl AddressPolicy {
 
     /// The registries, plus `ranges` (CIDR, comma-separated: `WEBHOOK_PUBLIC_RANGES`).
     pub fn with_public_ranges(ranges: &str) -> Result<Self, String> {
-        let also_public = ranges
-            .split(',')
-            .map(str::trim)
-            .filter(|range| !range.is_empty())
-            .map(|range| {
-                range.parse::<IpNet>().map_err(|_| format!("WEBHOOK_PUBLIC_RANGES: not a CIDR range: {range:?}"))
-            })
-            .collect::<Result<_, _>>()?;
+        let also_public = crate::config::cidr_ranges("WEBHOOK_PUBLIC_RANGES", ranges)?;
         Ok(AddressPolicy { also_public, nat64: Vec::new() })
     }
 

@@ -9,11 +9,12 @@ use http::{HeaderMap, HeaderValue};
 use proptest::prelude::*;
 
 use gateway::body;
+use gateway::config::cidr_ranges;
 use gateway::credential::presented_key_id;
 use gateway::errors::echoable;
 use gateway::query;
 use gateway::routes::{match_path, ROUTES};
-use gateway::source::{parse_edge_peers, source_address};
+use gateway::source::source_address;
 
 fn config() -> ProptestConfig {
     let cases = std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(2000);
@@ -87,7 +88,7 @@ proptest! {
     ) {
         // The peer is an edge peer, so every header is read and checked.
         let peer: IpAddr = "198.51.100.7".parse().unwrap();
-        let edge_peers = parse_edge_peers("198.51.100.0/24").unwrap();
+        let edge_peers = cidr_ranges("EDGE_PEERS", "198.51.100.0/24").unwrap();
         for bytes in [header.as_slice(), structured.as_bytes()] {
             let source = source_address(peer, [bytes], Some(b"edge secret"), &edge_peers, 1_800_000_000);
             prop_assert_eq!(source, peer);
