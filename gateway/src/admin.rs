@@ -53,9 +53,6 @@ const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 const CLOSING_GRACE: Duration = Duration::from_secs(1);
 /// The worker alone is unready when no sweep reached the database for this long (at least).
 const WORKER_STALE_AFTER: Duration = Duration::from_secs(5);
-/// The stalled-write deadline of [`Admin::worker`] until [`Admin::with_send_timeout`] gives it
-/// `SEND_TIMEOUT_MS`: that setting's default.
-const DEFAULT_SEND_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// What the listener reports on.
 // One per process: the size of its variants does not matter.
@@ -83,21 +80,21 @@ impl Admin {
     }
 
     /// The worker alone: ready while its sweeps reach the database (none for three sweep intervals,
-    /// and at least 5 s, is unready) and until `stopping` turns true.
-    pub fn worker(webhooks: WebhookMetrics, sweep_interval: Duration, stopping: watch::Receiver<bool>) -> Admin {
+    /// and at least 5 s, is unready) and until `stopping` turns true; `send_timeout` is its
+    /// `SEND_TIMEOUT_MS`.
+    pub fn worker(
+        webhooks: WebhookMetrics,
+        sweep_interval: Duration,
+        stopping: watch::Receiver<bool>,
+        send_timeout: Duration,
+    ) -> Admin {
         let target = Target::Worker {
             metrics: Metrics::worker(&webhooks),
             webhooks,
             stale_after: (sweep_interval * 3).max(WORKER_STALE_AFTER),
             stopping,
         };
-        Admin { target, last_verdict: AtomicU8::new(0), send_timeout: DEFAULT_SEND_TIMEOUT }
-    }
-
-    /// The stalled-write deadline (`SEND_TIMEOUT_MS`), in place of the one it was made with.
-    pub fn with_send_timeout(mut self, send_timeout: Duration) -> Admin {
-        self.send_timeout = send_timeout;
-        self
+        Admin { target, last_verdict: AtomicU8::new(0), send_timeout }
     }
 
     /// `/readyz`'s verdict.

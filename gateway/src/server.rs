@@ -105,8 +105,8 @@ pub async fn run_webhook_worker(config: Config) -> Result<(), String> {
     let (stopping, stopping_seen) = watch::channel(false);
     let (worker_done, admin_stop) = oneshot::channel::<()>();
     let admin = admin_listener.map(|listener| {
-        let admin = Admin::worker(worker.metrics().clone(), config.webhooks.sweep_interval, stopping_seen)
-            .with_send_timeout(config.send_timeout);
+        let admin =
+            Admin::worker(worker.metrics().clone(), config.webhooks.sweep_interval, stopping_seen, config.send_timeout);
         tokio::spawn(admin::serve(listener, Arc::new(admin), async move {
             let _ = admin_stop.await;
         }))

@@ -375,7 +375,8 @@ async fn the_worker_counts_its_attempts_reads_the_backlog_and_serves_them_on_an_
     let admin_http = crate::common::Http::new(listener.local_addr().unwrap());
     let (stopping, stopping_seen) = tokio::sync::watch::channel(false);
     let (stop_admin, admin_stopped) = tokio::sync::oneshot::channel::<()>();
-    let admin = Admin::worker(worker.metrics.clone(), Duration::from_millis(50), stopping_seen);
+    let admin =
+        Admin::worker(worker.metrics.clone(), Duration::from_millis(50), stopping_seen, Duration::from_secs(10));
     let served = tokio::spawn(admin::serve(listener, std::sync::Arc::new(admin), async move {
         let _ = admin_stopped.await;
     }));
@@ -415,8 +416,12 @@ async fn the_worker_counts_its_attempts_reads_the_backlog_and_serves_them_on_an_
     worker.stop().await;
 
     // A worker that has not reached the database is not ready.
-    let never =
-        Admin::worker(WebhookMetrics::default(), Duration::from_millis(50), tokio::sync::watch::channel(false).1);
+    let never = Admin::worker(
+        WebhookMetrics::default(),
+        Duration::from_millis(50),
+        tokio::sync::watch::channel(false).1,
+        Duration::from_secs(10),
+    );
     assert_eq!(never.ready().await.unwrap_err().as_str(), "database_unreachable");
     assert!(Metrics::worker(&WebhookMetrics::default()).render().ends_with("# EOF\n"));
     app.shutdown().await;
