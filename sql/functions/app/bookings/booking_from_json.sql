@@ -17,6 +17,7 @@ DECLARE
         'customer', 'vehicle_plates'];
     v_booking app.bookings := p_base;
     v_lot_external_id text;
+    v_choice record;
     v_customer jsonb;
 BEGIN
     IF jsonb_typeof(p_booking) IS DISTINCT FROM 'object' THEN
@@ -58,18 +59,13 @@ BEGIN
     IF p_booking ? 'parking_days' THEN
         v_booking.parking_days := app.json_integer(p_booking -> 'parking_days', 'parking_days', 1, 3660);
     END IF;
-    IF p_booking ? 'status' THEN
-        v_booking.status := app.json_text(p_booking -> 'status', 'status', 20);
-        IF NOT v_booking.status = ANY ((SELECT f.choices FROM app.booking_fields() AS f WHERE f.name = 'status')::text[]) THEN
-            PERFORM app.refuse(422, 'invalid_body', 'status');
-        END IF;
-    END IF;
-    IF p_booking ? 'payment_status' THEN
-        v_booking.payment_status := app.json_text(p_booking -> 'payment_status', 'payment_status', 20);
-        IF NOT v_booking.payment_status = ANY ((SELECT f.choices FROM app.booking_fields() AS f WHERE f.name = 'payment_status')::text[]) THEN
-            PERFORM app.refuse(422, 'invalid_body', 'payment_status');
-        END IF;
-    END IF;
+    -- status, then payment_status: one of the registry's choices (app.json_field's `choice`), onto
+    -- the column of the same name
+    FOR v_choice IN SELECT f.name, f.choices FROM app.booking_fields() AS f
+                     WHERE f.kind = 'choice' AND p_booking ? f.name ORDER BY f.ordinal LOOP
+        v_booking := jsonb_populate_record(v_booking, jsonb_build_object(v_choice.name,
+            app.json_field(p_booking -> v_choice.name, v_choice.name, 'choice', NULL, NULL, v_choice.choices)));
+    END LOOP;
     IF p_booking ? 'currency' THEN
         v_booking.currency := upper(app.json_text(p_booking -> 'currency', 'currency', 3) COLLATE "C");
         IF v_booking.currency IS NOT NULL AND NOT EXISTS (SELECT FROM app.iso_currencies AS c WHERE c.code = v_booking.currency) THEN
