@@ -231,6 +231,25 @@ bench_size() {
         >"$work/refused_exponents.json"
     awk 'BEGIN { printf "{\"name\": \"Refused\", \"zz\": ["; for (i = 0; i < 6500; i++) printf "{\"a\": 1}, "
                  printf "{\"a\": 1, \"a\": 2}]}" }' >"$work/refused_repeated_key.json"
+    # Two more shapes that were slow when the database read JSON syntax (bench/FINDINGS.md, "A
+    # repeated key"): 16 000 tiny arrays then an object repeating a key, and 5 400 top-level members
+    # whose first key is given again last.
+    awk 'BEGIN { printf "{\"name\": \"Refused\", \"zz\": ["; for (i = 0; i < 16000; i++) printf "[1],"
+                 printf "{\"a\": 1, \"a\": 2}]}" }' >"$work/refused_tiny_arrays.json"
+    awk 'BEGIN { printf "{\"name\": \"Refused\""; for (i = 0; i < 5400; i++) printf ", \"m%d\": 1", i
+                 printf ", \"m0\": 2}" }' >"$work/refused_top_level_key.json"
+    # Sound JSON of 64 KiB, so the whole of it is read: 32 000 small numbers (the densest text to
+    # read; the lot rules then refuse the unknown key, 422 unknown_field), and the lot of lot-000004
+    # with 16 KiB of arrival, sent again laid out with 64 KiB of white space (the full check runs,
+    # unchanged). Their floor is jsonb's own reading of the same text.
+    awk 'BEGIN { printf "{\"name\": \"Read\", \"zz\": ["; for (i = 0; i < 32000; i++) printf "%s%d", (i ? "," : ""), i % 10
+                 printf "]}" }' >"$work/read_numbers.json"
+    psql "$admin_url" -XAtq -v ON_ERROR_STOP=1 -v auth="$auth" >/dev/null <<<"
+        SELECT api.lot_put(:'auth', 'lot-000004', jsonb_build_object(
+                   'name', 'Wide lot', 'timezone', 'Europe/London', 'handover', 'self', 'online_bookable', true,
+                   'arrival', (SELECT jsonb_object_agg('step_' || i, repeat('x', 70)) FROM generate_series(1, 180) AS i))::text, false)"
+    answer_file "SELECT replace(jsonb_pretty((body -> 'lots' -> 0) - 'rates'), chr(10), chr(10) || repeat(' ', 190))
+                   FROM api.lots_get('$auth', 'lot-000003', 1)" read_lot.json
     local changing='{"name":"Bench put","timezone":"Europe/Paris","handover":"self","online_bookable":false,"capacity":0}'
     printf '%s' "$changing" >"$work/changing.json"
     psql "$admin_url" -XAtq -v ON_ERROR_STOP=1 -v body="$changing" -v auth="$auth" >/dev/null \
@@ -262,6 +281,10 @@ bench_size() {
         "PUT lot, 64 KiB refused (\\u0000 last)|PUT|/v1/lots/lot-000003|refused_64k.json|||refused 422"
         "PUT lot, 64 KiB refused (9 000 × 1e1000)|PUT|/v1/lots/lot-000003|refused_exponents.json|||refused 422"
         "PUT lot, 64 KiB refused (a key twice, last of 6 500 objects)|PUT|/v1/lots/lot-000003|refused_repeated_key.json|||refused 422"
+        "PUT lot, 64 KiB refused (a key twice after 16 000 tiny arrays)|PUT|/v1/lots/lot-000003|refused_tiny_arrays.json|||refused 422"
+        "PUT lot, 64 KiB refused (5 400 top-level members, the first again last)|PUT|/v1/lots/lot-000003|refused_top_level_key.json|||refused 422"
+        "PUT lot, 64 KiB read (32 000 numbers, unknown_field)|PUT|/v1/lots/lot-000003|read_numbers.json||json_read.sql|refused 422"
+        "PUT lot, 64 KiB read (the lot laid out again, unchanged)|PUT|/v1/lots/lot-000004|read_lot.json|lot_put.sql -D lot=lot-000004|json_read.sql|write"
         "PUT rates, unchanged|PUT|/v1/lots/lot-000002/rates|rates.json|rates_put.sql -D lot=lot-000002||write"
         "GET blocked periods (100)|GET|/v1/lots/lot-000001/blocked-periods||blocked_periods_get.sql -D lot=lot-000001|blocked_periods.sql -D lot=lot-000001|"
         "PUT blocked periods (100), unchanged|PUT|/v1/lots/lot-000001/blocked-periods|closures.json|blocked_periods_put.sql -D lot=lot-000001||write"
@@ -300,7 +323,7 @@ bench_size() {
                                                     -D "auth=$auth" "${extra[@]}" "${pgb_args[@]:1}")")
                 [ -n "$floor" ] && fl_rounds+=("$(run_pgbench "$c" "$admin_url" -f "$root/bench/floor/${floor_args[0]}" \
                                                       -D "operator=$operator" -D "key=${bearer%%.*}" -D "secret=${bearer#*.}" \
-                                                      "${floor_args[@]:1}")")
+                                                      "${extra[@]}" "${floor_args[@]:1}")")
             done
             gw="$(combine_rounds "${gw_rounds[@]}")"
             [ "$c" = 1 ] && one_connection+=("$size|$name|$(same_requests_means "$clocks_before" "$(gateway_clocks)" "${gw_rounds[@]}")")
@@ -363,7 +386,7 @@ if [ -f "$out" ]; then cp "$out" "$earlier"; else : >"$earlier"; fi
         read -r f_tps f_p50 _ _ _ <<<"$fl"
         ratio="$(awk -v a="$g_rps" -v b="$p_tps" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')"
         floor_ratio="-"
-        [ "$f_tps" != "-" ] && floor_ratio="$(awk -v a="$p_p50" -v b="$f_p50" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')"
+        [ "$f_tps" != "-" ] && [ "$p_tps" != "-" ] && floor_ratio="$(awk -v a="$p_p50" -v b="$f_p50" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')"
         echo "| $size | $name | $c | $g_rps | $g_p50 | $g_p99 | $g_err | $p_tps | $p_p50 | $p_p99 | $p_err | $ratio | $f_tps | $f_p50 | $floor_ratio | ${wal:--} |"
     done
     echo

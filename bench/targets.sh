@@ -54,7 +54,7 @@ interleaved="$(sed -n 's/^PUT lot, unchanged \/ GET one lot, interleaved .*(p50,
         for (i = 1; i <= n; i++) {
             k = rows[i]
             errors += gw_err[k] + pg_err[k]
-            if (conns[k] == 1 && fn_floor[k] != "-")
+            if (conns[k] == 1 && fn_floor[k] != "-" && route[k] !~ /64 KiB read/)
                 printf "| read function ≤ 2 × its floor | %s | %s | %s ms ÷ %s ms = %s | %s |\n",
                     size[k], route[k], ms(pg_p50[k]), ms(floor_p50[k]), fn_floor[k], met(fn_floor[k] <= 2)
         }
@@ -95,6 +95,18 @@ interleaved="$(sed -n 's/^PUT lot, unchanged \/ GET one lot, interleaved .*(p50,
             if (route[k] ~ /64 KiB/ && conns[k] == 1)
                 printf "| any 64 KiB body ≤ 10 ms (through the gateway) | %s | %s | %s ms | %s |\n",
                     size[k], route[k], ms(gw_p50[k]), met(gw_p50[k] <= 10)
+        }
+        # Issue 32: JSON syntax read by the gateway. A refused body is answered without the database
+        # reading it; a sound one costs what jsonb spends reading it (the row's floor), plus 2 ms.
+        for (i = 1; i <= n; i++) {
+            k = rows[i]
+            if (route[k] ~ /64 KiB refused/ && conns[k] == 1)
+                printf "| a refused 64 KiB body ≤ 2 ms p50, one connection | %s | %s | %s ms | %s |\n",
+                    size[k], route[k], ms(gw_p50[k]), met(gw_p50[k] <= 2)
+            if (route[k] ~ /64 KiB read/ && conns[k] == 1 && floor_p50[k] != "-")
+                printf "| a sound 64 KiB body ≤ jsonb reading it + 2 ms, one connection | %s | %s | %s ms − %s ms = %s ms | %s |\n",
+                    size[k], route[k], ms(gw_p50[k]), ms(floor_p50[k]), ms(gw_p50[k] - floor_p50[k]),
+                    met(gw_p50[k] - floor_p50[k] <= 2)
         }
         split("GET /bookings (200, following next)|GET /bookings (500, following next)", feeds, "|")
         for (f = 1; f <= 2; f++) {

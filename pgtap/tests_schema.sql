@@ -295,13 +295,15 @@ AS $$
 $$;
 
 -- PUT /lots/{external_id} the way the gateway calls it: api.lot_put as role ingest_gateway, with a
--- fresh transaction's settings; answers (status, body). What the test is acting as is restored.
+-- fresh transaction's settings (p_body_fault: the gateway's verdict on the body's JSON syntax, which
+-- it found none in by default); answers (status, body). What the test is acting as is restored.
 -- A refusal propagates as the error api.lot_put raised (and undoes the role switch with it).
 CREATE FUNCTION tests.put_lot(
     p_bearer text,
     p_external_id text,
     p_body text,
     p_dry_run boolean DEFAULT false,
+    p_body_fault jsonb DEFAULT NULL,
     OUT status integer,
     OUT body jsonb)
 LANGUAGE plpgsql
@@ -310,7 +312,7 @@ DECLARE
     v_state jsonb := tests.acting_state();
 BEGIN
     PERFORM tests.act_as_gateway();
-    SELECT p.status, p.body INTO status, body FROM api.lot_put(p_bearer, p_external_id, p_body, p_dry_run) AS p;
+    SELECT p.status, p.body INTO status, body FROM api.lot_put(p_bearer, p_external_id, p_body, p_dry_run, p_body_fault) AS p;
     PERFORM tests.restore_acting_state(v_state);
 END
 $$;
@@ -466,6 +468,7 @@ CREATE FUNCTION tests.put_rates(
     p_external_id text,
     p_body text,
     p_dry_run boolean DEFAULT false,
+    p_body_fault jsonb DEFAULT NULL,
     OUT status integer,
     OUT body jsonb)
 LANGUAGE plpgsql
@@ -474,7 +477,7 @@ DECLARE
     v_state jsonb := tests.acting_state();
 BEGIN
     PERFORM tests.act_as_gateway();
-    SELECT p.status, p.body INTO status, body FROM api.lot_rates_put(p_bearer, p_external_id, p_body, p_dry_run) AS p;
+    SELECT p.status, p.body INTO status, body FROM api.lot_rates_put(p_bearer, p_external_id, p_body, p_dry_run, p_body_fault) AS p;
     PERFORM tests.restore_acting_state(v_state);
 END
 $$;
@@ -486,6 +489,7 @@ CREATE FUNCTION tests.put_blocked_periods(
     p_external_id text,
     p_body text,
     p_dry_run boolean DEFAULT false,
+    p_body_fault jsonb DEFAULT NULL,
     OUT status integer,
     OUT body jsonb)
 LANGUAGE plpgsql
@@ -494,7 +498,7 @@ DECLARE
     v_state jsonb := tests.acting_state();
 BEGIN
     PERFORM tests.act_as_gateway();
-    SELECT p.status, p.body INTO status, body FROM api.lot_blocked_periods_put(p_bearer, p_external_id, p_body, p_dry_run) AS p;
+    SELECT p.status, p.body INTO status, body FROM api.lot_blocked_periods_put(p_bearer, p_external_id, p_body, p_dry_run, p_body_fault) AS p;
     PERFORM tests.restore_acting_state(v_state);
 END
 $$;

@@ -14,6 +14,9 @@
 //!   buckets (eviction amortised in); one GET's whole admission (`Admission`: the source's bucket,
 //!   the credential's, the `RateLimit` headers);
 //! - `signature`: the webhook `Service-Signature` header (HMAC-SHA256) of a typical event body;
+//! - `json_syntax`: a write body's JSON syntax read once (`json_syntax::check`), for the 64 KiB bodies
+//!   of `make bench` (each refused shape, and sound JSON read whole: 32 000 numbers, a lot laid out
+//!   with white space, a lot of 16 KiB of arrival compact);
 //! - `write_line`: a write's log line read off the report the database answered
 //!   (`telemetry::WriteLine::from_report`), for a lot and for a closure list of 100 periods (the
 //!   report repeats every period: ~10 KB, of which the line needs a few keys).
@@ -29,6 +32,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use deadpool_postgres::{PoolError, TimeoutType};
 use gateway::admission::{Admission, Cost};
 use gateway::errors::{refusal, ApiError};
+use gateway::json_syntax;
 use gateway::query;
 use gateway::ratelimit::{BucketId, BucketKind, Limits, Rate, RateLimiter, Reservation, Subject};
 use gateway::response;
@@ -237,6 +241,58 @@ fn signing(c: &mut Criterion) {
     group.finish();
 }
 
+/// The 64 KiB bodies of `make bench` (bench/run.sh makes the same texts).
+fn bodies_of_64_kib() -> Vec<(&'static str, String)> {
+    let joined = |count: usize, each: &dyn Fn(usize) -> String, separator: &str| {
+        (0..count).map(each).collect::<Vec<_>>().join(separator)
+    };
+    let arrival = joined(180, &|i| format!(r#""step_{i}": "{}""#, "x".repeat(70)), ", ");
+    let lot = format!(
+        r#"{{"name": "Wide lot", "timezone": "Europe/London", "handover": "self", "online_bookable": true, "arrival": {{{arrival}}}}}"#
+    );
+    vec![
+        (
+            "refused: \\u0000 last",
+            format!(
+                r#"{{"name": "Refused", "arrival": {{{}}}, "zz": "\u0000"}}"#,
+                joined(3700, &|i| format!(r#""k{i}": "v{i}""#), ", ")
+            ),
+        ),
+        ("refused: 9 000 × 1e1000", format!(r#"{{"name": "Refused", "zz": [{}]}}"#, vec!["1e1000"; 9000].join(","))),
+        (
+            "refused: a key twice, last of 6 500 objects",
+            format!(r#"{{"name": "Refused", "zz": [{}{{"a": 1, "a": 2}}]}}"#, r#"{"a": 1}, "#.repeat(6500)),
+        ),
+        (
+            "refused: a key twice after 16 000 tiny arrays",
+            format!(r#"{{"name": "Refused", "zz": [{}{{"a": 1, "a": 2}}]}}"#, "[1],".repeat(16000)),
+        ),
+        (
+            "refused: 5 400 top-level members, the first again last",
+            format!(r#"{{"name": "Refused", {}, "m0": 2}}"#, joined(5400, &|i| format!(r#""m{i}": 1"#), ", ")),
+        ),
+        (
+            "sound: 32 000 numbers",
+            format!(r#"{{"name": "Read", "zz": [{}]}}"#, joined(32000, &|i| (i % 10).to_string(), ",")),
+        ),
+        ("sound: a lot laid out with white space", lot.replace(", ", &format!(",\n{}", " ".repeat(190)))),
+        ("sound: a lot with 16 KiB of arrival, compact", lot),
+    ]
+}
+
+fn json_syntax_reading(c: &mut Criterion) {
+    let mut group = c.benchmark_group("json_syntax");
+    for (name, body) in bodies_of_64_kib() {
+        assert!(body.len() <= 65_536, "{name}: {} bytes", body.len());
+        group.bench_with_input(
+            BenchmarkId::from_parameter(format!("{name} ({} bytes)", body.len())),
+            &body,
+            |b, body| b.iter(|| json_syntax::check(Some(black_box(body)))),
+        );
+    }
+    group.finish();
+}
+
 fn write_lines(c: &mut Criterion) {
     let mut group = c.benchmark_group("write_line");
     let lot = r#"{"lot": {"city": "Paris", "name": "Car park 2", "media": {"heroUrl": "https://img.example/2.jpg"}, "arrival": {"entrance": "Gate 2"}, "capacity": 53, "features": ["cameras", "indoor"], "handover": "self", "latitude": "48.002", "timezone": "Europe/Paris", "longitude": "2.002", "external_id": "lot-000002", "cancellation": null, "country_code": "FR", "max_stay_days": 30, "min_stay_days": 1, "online_bookable": true, "min_advance_days": 0}, "result": "updated", "changed": ["capacity"], "external_id": "lot-000002", "listing_review_superseded": false}"#;
@@ -275,6 +331,6 @@ fn short() -> Criterion {
 criterion_group! {
     name = hot_paths;
     config = short();
-    targets = routing, query_parsing, error_mapping, rate_limiting, signing, write_lines
+    targets = routing, query_parsing, error_mapping, rate_limiting, signing, json_syntax_reading, write_lines
 }
 criterion_main!(hot_paths);

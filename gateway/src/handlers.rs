@@ -1,11 +1,13 @@
 //! The one database call of an operation (its [`Call`] in the route table), with the request's
-//! parts in the order the call's shape names them. Every rule beyond transport is the database's.
+//! parts in the order the call's shape names them. Every rule beyond transport and JSON syntax is the
+//! database's.
 
 use http::header::AUTHORIZATION;
 use http::request::Parts;
 
 use crate::db::{Answer, Database};
 use crate::errors::ApiError;
+use crate::json_syntax;
 use crate::query::Query;
 use crate::routes::Call;
 
@@ -22,7 +24,8 @@ pub fn authorization(parts: &Parts) -> Option<&str> {
 
 /// Runs the call. `external_id` is the decoded lot id (None when it was not 1-200 characters of
 /// UTF-8: the database refuses it); `body` the raw body text (None when it was not UTF-8 or held a
-/// NUL: the database answers invalid_json).
+/// NUL: not JSON). A write's body is read here for its JSON syntax ([`json_syntax::check`]); the fault
+/// found travels with it, and the database raises it after the credential (and lot) checks.
 pub async fn call(
     db: &Database,
     call: Call,
@@ -35,6 +38,9 @@ pub async fn call(
         Call::Credential(sql) => db.call(sql, &[&authorization]).await,
         Call::Page(sql) => db.call(sql, &[&authorization, &query.text, &query.limit]).await,
         Call::UnderLot(sql) => db.call(sql, &[&authorization, &external_id]).await,
-        Call::Write(sql) => db.call(sql, &[&authorization, &external_id, &body, &query.dry_run]).await,
+        Call::Write(sql) => {
+            let fault = json_syntax::check(body).map(|fault| fault.to_json());
+            db.call(sql, &[&authorization, &external_id, &body, &query.dry_run, &fault]).await
+        }
     }
 }

@@ -20,6 +20,7 @@
 //! - [`admission`]: which buckets a request spends at which step, and the rate-limit headers.
 //! - [`source`]: the source address a request counts against (peer, or the signed edge header).
 //! - [`body`]: request bodies of the write routes: size, content type, text.
+//! - [`json_syntax`]: a body's JSON syntax read once, strictly: the fault it is refused with.
 //! - [`handlers`]: an operation's one database call, by its shape in the route table.
 //! - [`backoff`]: few connection attempts while the database is unreachable.
 //! - [`db`]: the connection pool and the single `call` every handler goes through.
@@ -51,6 +52,7 @@ pub mod db_tls;
 pub mod dispatch;
 pub mod errors;
 pub mod handlers;
+pub mod json_syntax;
 pub mod log_writer;
 pub mod metrics;
 pub mod migrate;

@@ -82,7 +82,8 @@ pub enum Call {
     Page(&'static str),
     /// `(authorization, external_id)`
     UnderLot(&'static str),
-    /// `(authorization, external_id, body text, dry_run)`
+    /// `(authorization, external_id, body text, dry_run, the body's JSON syntax fault)`: the text as
+    /// sent, and the fault [`crate::json_syntax`] found in it, which the function raises in its place.
     Write(&'static str),
 }
 
@@ -201,7 +202,7 @@ pub const ROUTES: &[RouteSpec] = &[
                 "incomplete_cancellation_policy",
             ],
             conflict: Some("Two pushes created the same external_id at once: retry after `Retry-After`."),
-            call: Call::Write("SELECT status, body::text FROM api.lot_put($1, $2, $3, $4)"),
+            call: Call::Write("SELECT status, body::text FROM api.lot_put($1, $2, $3, $4, $5)"),
         }],
     },
     RouteSpec {
@@ -235,7 +236,7 @@ pub const ROUTES: &[RouteSpec] = &[
                 "currency_is_not_settlement_currency",
             ],
             conflict: Some("Two first price writes for the lot at once: retry after `Retry-After`."),
-            call: Call::Write("SELECT status, body::text FROM api.lot_rates_put($1, $2, $3, $4)"),
+            call: Call::Write("SELECT status, body::text FROM api.lot_rates_put($1, $2, $3, $4, $5)"),
         }],
     },
     RouteSpec {
@@ -277,7 +278,7 @@ pub const ROUTES: &[RouteSpec] = &[
                 answer: "BlockedPeriodsWriteResult",
                 errors: &["invalid_json", "invalid_body", "missing_field", "unknown_field", "invalid_blocked_periods"],
                 conflict: Some("A write that collided with another at once: retry after `Retry-After`."),
-                call: Call::Write("SELECT status, body::text FROM api.lot_blocked_periods_put($1, $2, $3, $4)"),
+                call: Call::Write("SELECT status, body::text FROM api.lot_blocked_periods_put($1, $2, $3, $4, $5)"),
             },
         ],
     },

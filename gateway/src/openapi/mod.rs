@@ -35,7 +35,7 @@ pub const ERROR_CODES: &[(u16, &str, &str)] = &[
     (409, "conflict", "A write collided with another at once (on the lot route: two pushes created the same external_id). Retry after `Retry-After`."),
     (413, "payload_too_large", "Body over 64 KiB."),
     (415, "unsupported_media_type", "Content-Type was not application/json (a charset parameter may only be utf-8)."),
-    (422, "invalid_json", "Body not parseable, or nested deeper than the parser allows."),
+    (422, "invalid_json", "Body not parseable, or arrays and objects nested deeper than 10 000 levels."),
     (422, "invalid_body", "Well-formed but a wrong shape or an unusable value: a money value with a third non-zero decimal, the media rule, a body external_id that is not the path's, a key given twice, a \\u0000 or a lone surrogate, a number written with an exponent beyond ±20."),
     (422, "missing_field", "A required field is absent (a blank name counts as absent)."),
     (422, "unknown_field", "An unrecognised field."),
@@ -467,6 +467,14 @@ fn webhook() -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn invalid_json_states_the_json_readers_nesting_bound() {
+        let (_, _, text) = ERROR_CODES.iter().find(|(_, code, _)| *code == "invalid_json").unwrap();
+        let bound = crate::json_syntax::MAX_DEPTH.to_string();
+        let written = format!("{} {}", &bound[..bound.len() - 3], &bound[bound.len() - 3..]);
+        assert!(text.contains(&format!("deeper than {written} levels")), "{text}");
+    }
 
     #[test]
     fn the_document_is_served_at_the_root_above_the_base_path_and_names_the_base_relative_to_itself() {

@@ -3,7 +3,7 @@
 //! database or a cluster of its own, one migrated test database. Most are black-box: they talk HTTP
 //! to a gateway serving on 127.0.0.1:0 and call only the documented `console`/`platform` SQL.
 //!
-//! - The routes: [`ping`], [`lots`], [`lots_list`], [`rates`], [`blocked_periods`],
+//! - The routes: [`ping`], [`lots`], [`lots_list`], [`rates`], [`blocked_periods`], [`body_syntax`] (JSON syntax),
 //!   [`bookings_feed`], [`bookings_feed_cursor`]; what every route shares: [`routing`],
 //!   [`unauthorized`], [`logging`], [`rate_limits`]; races: [`lots_concurrency`],
 //!   [`supply_concurrency`].
@@ -20,6 +20,7 @@
 mod common;
 
 mod blocked_periods;
+mod body_syntax;
 mod bookings_feed;
 mod bookings_feed_cursor;
 mod database_outage;

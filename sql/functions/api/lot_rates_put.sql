@@ -4,6 +4,7 @@ CREATE OR REPLACE FUNCTION api.lot_rates_put(
     p_external_id text,
     p_body text,
     p_dry_run boolean,
+    p_body_fault jsonb DEFAULT NULL,
     OUT status integer,
     OUT body jsonb)
 SECURITY DEFINER
@@ -17,10 +18,10 @@ DECLARE
     v_written record;
 BEGIN
     v_caller := app.authenticate(p_authorization, 'write_supply', true);
-    v_written := app.run_write('rates', v_caller.operator_id, p_external_id, p_body, p_dry_run);
+    v_written := app.run_write('rates', v_caller.operator_id, p_external_id, p_body, p_body_fault, p_dry_run);
     status := v_written.status;
     body := v_written.body;
 END
 $$;
-REVOKE ALL ON FUNCTION api.lot_rates_put(text, text, text, boolean) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION api.lot_rates_put(text, text, text, boolean) TO ingest_gateway;
+REVOKE ALL ON FUNCTION api.lot_rates_put(text, text, text, boolean, jsonb) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION api.lot_rates_put(text, text, text, boolean, jsonb) TO ingest_gateway;

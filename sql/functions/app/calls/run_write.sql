@@ -1,8 +1,8 @@
 -- The write a PUT route names: 'lot' (app.lot_write), 'rates' (app.rates_write) or
--- 'blocked_periods' (app.blocked_periods_write), each taking operator id, external id and raw body
--- and answering the write report. Static calls, not EXECUTE: a dynamic statement is parsed and
+-- 'blocked_periods' (app.blocked_periods_write), each taking operator id, external id, raw body and
+-- the gateway's verdict on it (app.refuse_body_fault), and answering the write report. Static calls, not EXECUTE: a dynamic statement is parsed and
 -- planned again at every call, a static one once per session (bench/FINDINGS.md).
-CREATE OR REPLACE FUNCTION app.write_named(p_write text, p_operator_id uuid, p_external_id text, p_body text)
+CREATE OR REPLACE FUNCTION app.write_named(p_write text, p_operator_id uuid, p_external_id text, p_body text, p_body_fault jsonb)
 RETURNS jsonb
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -10,15 +10,15 @@ AS $$
 BEGIN
     CASE p_write
         WHEN 'lot' THEN
-            RETURN app.lot_write(p_operator_id, p_external_id, p_body);
+            RETURN app.lot_write(p_operator_id, p_external_id, p_body, p_body_fault);
         WHEN 'rates' THEN
-            RETURN app.rates_write(p_operator_id, p_external_id, p_body);
+            RETURN app.rates_write(p_operator_id, p_external_id, p_body, p_body_fault);
         WHEN 'blocked_periods' THEN
-            RETURN app.blocked_periods_write(p_operator_id, p_external_id, p_body);
+            RETURN app.blocked_periods_write(p_operator_id, p_external_id, p_body, p_body_fault);
     END CASE;
 END
 $$;
-REVOKE ALL ON FUNCTION app.write_named(text, uuid, text, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.write_named(text, uuid, text, text, jsonb) FROM PUBLIC;
 
 -- The one way a PUT route writes: the write p_write names (app.write_named) runs for real, or as a
 -- dry run: in full (same statements, triggers and transaction) inside a block that is then rolled
@@ -31,6 +31,7 @@ CREATE OR REPLACE FUNCTION app.run_write(
     p_operator_id uuid,
     p_external_id text,
     p_body text,
+    p_body_fault jsonb,
     p_dry_run boolean,
     OUT status integer,
     OUT body jsonb)
@@ -42,7 +43,7 @@ DECLARE
 BEGIN
     IF p_dry_run THEN
         BEGIN
-            v_report := app.write_named(p_write, p_operator_id, p_external_id, p_body);
+            v_report := app.write_named(p_write, p_operator_id, p_external_id, p_body, p_body_fault);
             RAISE EXCEPTION USING ERRCODE = 'PDRYR';
         EXCEPTION
             WHEN SQLSTATE 'PDRYR' THEN
@@ -51,10 +52,10 @@ BEGIN
         status := 200;
         body := v_report || '{"dry_run": true}';
     ELSE
-        v_report := app.write_named(p_write, p_operator_id, p_external_id, p_body);
+        v_report := app.write_named(p_write, p_operator_id, p_external_id, p_body, p_body_fault);
         status := CASE WHEN v_report ->> 'result' = 'created' THEN 201 ELSE 200 END;
         body := v_report;
     END IF;
 END
 $$;
-REVOKE ALL ON FUNCTION app.run_write(text, uuid, text, text, boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.run_write(text, uuid, text, text, jsonb, boolean) FROM PUBLIC;

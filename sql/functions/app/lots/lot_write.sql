@@ -13,7 +13,7 @@
 --
 -- Two first writes of one external_id at once: the second waits for the first and answers PT409
 -- `conflict`. Answers the LotWriteResult report (without dry_run).
-CREATE OR REPLACE FUNCTION app.lot_write(p_operator_id uuid, p_external_id text, p_body text)
+CREATE OR REPLACE FUNCTION app.lot_write(p_operator_id uuid, p_external_id text, p_body text, p_body_fault jsonb)
 RETURNS jsonb
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -32,6 +32,7 @@ BEGIN
     IF p_external_id IS NULL THEN
         PERFORM app.refuse(422, 'invalid_body', 'external_id');
     END IF;
+    PERFORM app.refuse_body_fault(p_body_fault);
     SELECT o.media_folder INTO v_folder FROM app.operators AS o WHERE o.id = p_operator_id;
     v_digest := app.lot_body_digest(v_folder, p_body);
     SELECT * INTO v_old FROM app.lots AS l WHERE l.operator_id = p_operator_id AND l.external_id = p_external_id;
@@ -113,4 +114,4 @@ BEGIN
         'lot', app.lot_read_form(v_new));
 END
 $$;
-REVOKE ALL ON FUNCTION app.lot_write(uuid, text, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.lot_write(uuid, text, text, jsonb) FROM PUBLIC;

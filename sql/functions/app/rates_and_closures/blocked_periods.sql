@@ -244,15 +244,17 @@ $$;
 REVOKE ALL ON FUNCTION app.blocked_periods_diff(app.lots, jsonb) FROM PUBLIC;
 
 -- PUT /lots/{external_id}/blocked-periods: the body is {"blocked_periods": [...]} and nothing else.
-CREATE OR REPLACE FUNCTION app.blocked_periods_write(p_operator_id uuid, p_external_id text, p_body text)
+CREATE OR REPLACE FUNCTION app.blocked_periods_write(p_operator_id uuid, p_external_id text, p_body text, p_body_fault jsonb)
 RETURNS jsonb
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_lot constant app.lots := app.caller_lot(p_operator_id, p_external_id);
-    v_body jsonb := app.json_body(p_body, 'invalid_blocked_periods');
+    v_body jsonb;
 BEGIN
+    PERFORM app.refuse_body_fault(p_body_fault, 'invalid_blocked_periods');
+    v_body := app.json_body(p_body);
     IF jsonb_typeof(v_body) <> 'object' THEN
         PERFORM app.refuse(422, 'invalid_body');
     END IF;
@@ -263,4 +265,4 @@ BEGIN
     RETURN app.blocked_periods_replace(v_lot, v_body -> 'blocked_periods');
 END
 $$;
-REVOKE ALL ON FUNCTION app.blocked_periods_write(uuid, text, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.blocked_periods_write(uuid, text, text, jsonb) FROM PUBLIC;

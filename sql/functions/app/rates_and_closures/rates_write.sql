@@ -3,7 +3,7 @@
 -- envelope_widened (a conservative signal that a review could be voided) is true when floor went
 -- down, ceiling went up, currency changed, dynamic flipped, or no envelope existed; it compares
 -- with the envelope live just before the write. Rates never void a review by themselves.
-CREATE OR REPLACE FUNCTION app.rates_write(p_operator_id uuid, p_external_id text, p_body text)
+CREATE OR REPLACE FUNCTION app.rates_write(p_operator_id uuid, p_external_id text, p_body text, p_body_fault jsonb)
 RETURNS jsonb
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -15,6 +15,7 @@ DECLARE
     v_changed text[];
     v_result text;
 BEGIN
+    PERFORM app.refuse_body_fault(p_body_fault);
     v_new := app.rates_from_body(
         app.json_body(p_body),
         (SELECT o.settlement_currency FROM app.operators AS o WHERE o.id = v_lot.operator_id));
@@ -75,7 +76,7 @@ BEGIN
         'rates', app.rates_read_form(v_new));
 END
 $$;
-REVOKE ALL ON FUNCTION app.rates_write(uuid, text, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.rates_write(uuid, text, text, jsonb) FROM PUBLIC;
 
 -- The Rates fields that differ, in the order of the spec's Rates table (app.rates_fields); every
 -- field on create.

@@ -1,0 +1,562 @@
+//! JSON syntax of a write's body (DESIGN §1: the gateway owns JSON syntax, the database every
+//! value). One pass over the bytes, strictly, with a stack of its own (never the thread's), finds
+//! the one fault the body is answered with, if any. The fault is not answered here: it travels into
+//! the route's one database call as an argument, which raises it after authentication and the
+//! caller's-lot check (DESIGN §5). The bytes as sent still go to the database, which reads them as
+//! `jsonb` (numbers stay exact).
+//!
+//! Faults, in the order they win (the first that applies is the answer):
+//!
+//! 1. Not JSON (RFC 8259, as PostgreSQL's `json` reads it), or nested deeper than [`MAX_DEPTH`]:
+//!    `invalid_json`, no field.
+//! 2. A token `jsonb` cannot hold: a `\u0000` or a lone surrogate in a string (a key or a value),
+//!    or a number out of `numeric`'s range ([`number_is_held`]): `invalid_body` naming the top-level
+//!    member whose value holds the first such token in the body; no field when that token is a
+//!    top-level key or the body is not an object.
+//!
+//!    Only an object body is looked at further; an array or a scalar is the database's to refuse
+//!    for its shape.
+//! 3. A number written with an exponent beyond ±20 (`1e21`, `5E-0030`): no field takes such a value,
+//!    and PostgreSQL writes numbers out in full (64 KiB of `1e130000` would be gigabytes of text):
+//!    `invalid_body` naming the first top-level member, in body order, whose value holds one.
+//! 4. A key given twice in the top-level object: `invalid_body` naming the first such key in byte
+//!    order.
+//! 5. A key given twice in an object below the top level: the first top-level member, in body order,
+//!    whose value holds such an object is named, with the route's nested code (the closures route's
+//!    `invalid_blocked_periods`, else `invalid_body`): `<member>.<key>` when the member's value is the
+//!    object repeating `<key>` (its first repeated key in byte order); `<member>[<i>].<key>` when it
+//!    is element `i` (from 0) of the member's array, the first element holding a repetition;
+//!    otherwise the member alone (a repetition deeper than that).
+//!
+//! Keys are compared, and named, as decoded (`"\u0072eason"` is `reason`); byte order is the order of
+//! their UTF-8 bytes (PostgreSQL's `COLLATE "C"`).
+
+use std::cmp::Ordering;
+
+use serde_json::{json, Value};
+
+/// The deepest nesting of arrays and objects read: deeper is `invalid_json`. PostgreSQL 15 at its
+/// default `max_stack_depth` (2 MB) reads about 12 000 levels; the bound keeps the answer the same
+/// whatever the database's setting, and the reader's own stack small.
+pub const MAX_DEPTH: usize = 10_000;
+
+/// The answer a body is refused with: the error code, the field it names, and whether it is a
+/// repetition below the top level (the route's nested code, chosen by the database).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fault {
+    pub error: &'static str,
+    pub field: Option<String>,
+    pub nested: bool,
+}
+
+impl Fault {
+    fn invalid_json() -> Fault {
+        Fault { error: "invalid_json", field: None, nested: false }
+    }
+
+    fn invalid_body(field: Option<String>, nested: bool) -> Fault {
+        Fault { error: "invalid_body", field, nested }
+    }
+
+    /// The verdict as the database function takes it (`p_body_fault jsonb`).
+    pub fn to_json(&self) -> Value {
+        let mut verdict = json!({ "error": self.error, "nested": self.nested });
+        if let Some(field) = &self.field {
+            verdict["field"] = Value::String(field.clone());
+        }
+        verdict
+    }
+}
+
+/// The fault a body is refused with, or None when its JSON syntax is sound. `None` text (not
+/// UTF-8, or holding a NUL byte) is not JSON.
+pub fn check(text: Option<&str>) -> Option<Fault> {
+    let Some(text) = text else {
+        return Some(Fault::invalid_json());
+    };
+    let mut reader = Reader::new(text.as_bytes());
+    if reader.document().is_err() {
+        return Some(Fault::invalid_json());
+    }
+    reader.findings.verdict()
+}
+
+/// What the pass found, in the order of the faults above.
+#[derive(Default)]
+struct Findings {
+    /// Whether the body is an object (only then are faults 3-5 looked at).
+    object_body: bool,
+    /// Fault 2: the first token jsonb cannot hold, with the member it names (None: no field).
+    not_held: Option<Option<String>>,
+    /// Fault 3: the first top-level member holding a number with an exponent beyond ±20.
+    exponent: Option<String>,
+    /// Fault 4: the top-level object's first repeated key in byte order.
+    top_level_repeat: Option<String>,
+    /// Fault 5.
+    nested_repeat: Option<NestedRepeat>,
+}
+
+/// The first top-level member whose value holds an object repeating a key.
+struct NestedRepeat {
+    member: String,
+    /// The element of the member's array that holds it.
+    element: Option<usize>,
+    /// The stack height of the object whose own repeated key names the field (the member's value
+    /// object, or the element object), while it is still open.
+    awaiting: Option<usize>,
+    /// That object's first repeated key in byte order, once it closed.
+    own_key: Option<String>,
+}
+
+impl Findings {
+    fn verdict(self) -> Option<Fault> {
+        if let Some(member) = self.not_held {
+            return Some(Fault::invalid_body(member, false));
+        }
+        if !self.object_body {
+            return None;
+        }
+        if let Some(member) = self.exponent {
+            return Some(Fault::invalid_body(Some(member), false));
+        }
+        if let Some(key) = self.top_level_repeat {
+            return Some(Fault::invalid_body(Some(key), false));
+        }
+        let repeat = self.nested_repeat?;
+        let field = match (repeat.element, repeat.own_key) {
+            (None, Some(key)) => format!("{}.{key}", repeat.member),
+            (Some(index), Some(key)) => format!("{}[{index}].{key}", repeat.member),
+            (_, None) => repeat.member,
+        };
+        Some(Fault::invalid_body(Some(field), true))
+    }
+}
+
+/// An open array or object.
+enum Frame {
+    /// The index of the element being read.
+    Array(usize),
+    /// Where its keys start in [`Reader::keys`] and [`Reader::key_text`].
+    Object { first_key: usize, text_from: usize },
+}
+
+/// Not JSON (or too deep).
+struct SyntaxError;
+
+type Read<T> = Result<T, SyntaxError>;
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    stack: Vec<Frame>,
+    /// The decoded keys of every open object, as spans of `key_text`.
+    keys: Vec<Key>,
+    key_text: String,
+    /// The key of the top-level member being read, a span of `key_text`.
+    member: (usize, usize),
+    findings: Findings,
+}
+
+impl<'a> Reader<'a> {
+    fn new(bytes: &'a [u8]) -> Reader<'a> {
+        Reader {
+            bytes,
+            at: 0,
+            stack: Vec::new(),
+            keys: Vec::new(),
+            key_text: String::new(),
+            member: (0, 0),
+            findings: Findings::default(),
+        }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.at).copied()
+    }
+
+    fn skip_white_space(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.at += 1;
+        }
+    }
+
+    /// The whole body: one value, then only white space.
+    fn document(&mut self) -> Read<()> {
+        self.skip_white_space();
+        self.findings.object_body = self.peek() == Some(b'{');
+        loop {
+            self.value()?;
+            // After a value: close what it ends, until a comma opens the next one.
+            loop {
+                self.skip_white_space();
+                let next = self.peek();
+                match (self.stack.last_mut(), next) {
+                    (None, None) => return Ok(()),
+                    (None, Some(_)) => return Err(SyntaxError),
+                    (Some(Frame::Array(index)), Some(b',')) => {
+                        *index += 1;
+                        self.at += 1;
+                        break;
+                    }
+                    (Some(Frame::Object { .. }), Some(b',')) => {
+                        self.at += 1;
+                        self.skip_white_space();
+                        self.key()?;
+                        break;
+                    }
+                    (Some(Frame::Array(_)), Some(b']')) | (Some(Frame::Object { .. }), Some(b'}')) => {
+                        self.at += 1;
+                        self.close();
+                    }
+                    _ => return Err(SyntaxError),
+                }
+            }
+        }
+    }
+
+    /// One value; an array or object is opened, and its first element or member begun.
+    fn value(&mut self) -> Read<()> {
+        loop {
+            self.skip_white_space();
+            match self.peek() {
+                Some(b'{') => {
+                    self.open(Frame::Object { first_key: self.keys.len(), text_from: self.key_text.len() })?;
+                    self.skip_white_space();
+                    if self.peek() == Some(b'}') {
+                        self.at += 1;
+                        self.close();
+                        return Ok(());
+                    }
+                    self.key()?;
+                }
+                Some(b'[') => {
+                    self.open(Frame::Array(0))?;
+                    self.skip_white_space();
+                    if self.peek() == Some(b']') {
+                        self.at += 1;
+                        self.close();
+                        return Ok(());
+                    }
+                }
+                Some(b'"') => return self.string(false),
+                Some(b'-' | b'0'..=b'9') => return self.number(),
+                Some(b't') => return self.literal(b"true"),
+                Some(b'f') => return self.literal(b"false"),
+                Some(b'n') => return self.literal(b"null"),
+                _ => return Err(SyntaxError),
+            }
+        }
+    }
+
+    fn open(&mut self, frame: Frame) -> Read<()> {
+        if self.stack.len() == MAX_DEPTH {
+            return Err(SyntaxError);
+        }
+        self.at += 1;
+        self.stack.push(frame);
+        Ok(())
+    }
+
+    /// Ends the innermost array or object. An object's keys are sorted to find its first repeated
+    /// key in byte order; the first object to close with one lies in the first top-level member
+    /// (and element) holding a repetition, since every object inside a member closes before the
+    /// next member begins.
+    fn close(&mut self) {
+        let height = self.stack.len();
+        let Some(Frame::Object { first_key, text_from }) = self.stack.pop() else {
+            return;
+        };
+        let repeated = first_repeated_key(&mut self.keys[first_key..], &self.key_text).map(str::to_owned);
+        if height == 1 {
+            self.findings.top_level_repeat = repeated;
+        } else if self.findings.object_body {
+            if repeated.is_some() && self.findings.nested_repeat.is_none() {
+                self.findings.nested_repeat = Some(self.nested_repeat_here(height));
+            }
+            if let Some(repeat) = self.findings.nested_repeat.as_mut().filter(|r| r.awaiting == Some(height)) {
+                repeat.own_key = repeated;
+                repeat.awaiting = None;
+            }
+        }
+        self.keys.truncate(first_key);
+        self.key_text.truncate(text_from);
+    }
+
+    /// A repetition found in an object closing at `height` (> 1): the member it lies in, the
+    /// element of the member's array, and which object's own key will name the field.
+    fn nested_repeat_here(&self, height: usize) -> NestedRepeat {
+        // (the stack still holds the frames above the closing object: the root at 0, the member's
+        // value at 1, an element of it at 2)
+        let member = self.top_level_key().to_owned();
+        let (element, awaiting) = match (self.stack.get(1), height) {
+            (_, 2) => (None, Some(2)),
+            (Some(Frame::Object { .. }), _) => (None, Some(2)),
+            (Some(Frame::Array(index)), 3) => (Some(*index), Some(3)),
+            (Some(Frame::Array(index)), _) => {
+                (Some(*index), matches!(self.stack.get(2), Some(Frame::Object { .. })).then_some(3))
+            }
+            (None, _) => (None, None),
+        };
+        NestedRepeat { member, element, awaiting, own_key: None }
+    }
+
+    /// The key of the top-level member being read.
+    fn top_level_key(&self) -> &str {
+        &self.key_text[self.member.0..self.member.1]
+    }
+
+    /// Where a fault found now lies: the top-level member (None within a top-level key, or in a
+    /// body that is not an object).
+    fn member_here(&self, in_key: bool) -> Option<String> {
+        let top_level_key = in_key && self.stack.len() == 1;
+        (self.findings.object_body && !top_level_key).then(|| self.top_level_key().to_owned())
+    }
+
+    fn not_held(&mut self, in_key: bool) {
+        if self.findings.not_held.is_none() {
+            self.findings.not_held = Some(self.member_here(in_key));
+        }
+    }
+
+    /// A member's key and its colon; the key is kept, decoded, among the object's keys.
+    fn key(&mut self) -> Read<()> {
+        if self.peek() != Some(b'"') {
+            return Err(SyntaxError);
+        }
+        let from = self.key_text.len();
+        self.string(true)?;
+        let key = Key::new(&self.key_text, from);
+        self.keys.push(key);
+        if self.stack.len() == 1 {
+            self.member = (key.from, key.to);
+        }
+        self.skip_white_space();
+        if self.peek() != Some(b':') {
+            return Err(SyntaxError);
+        }
+        self.at += 1;
+        Ok(())
+    }
+
+    /// A string; a key's decoded text is appended to `key_text`.
+    fn string(&mut self, is_key: bool) -> Read<()> {
+        self.at += 1;
+        let mut pending_high: Option<u16> = None;
+        let mut held = true;
+        loop {
+            let run_from = self.at;
+            while let Some(byte) = self.peek() {
+                if byte == b'"' || byte == b'\\' || byte < 0x20 {
+                    break;
+                }
+                self.at += 1;
+            }
+            if self.at > run_from {
+                held &= pending_high.take().is_none();
+                if is_key {
+                    // (the text is UTF-8, and a run ends only at an ASCII byte)
+                    self.key_text
+                        .push_str(std::str::from_utf8(&self.bytes[run_from..self.at]).map_err(|_| SyntaxError)?);
+                }
+            }
+            match self.peek() {
+                Some(b'"') => {
+                    self.at += 1;
+                    held &= pending_high.is_none();
+                    if !held {
+                        self.not_held(is_key);
+                    }
+                    return Ok(());
+                }
+                Some(b'\\') => {
+                    let escaped = self.bytes.get(self.at + 1).copied();
+                    self.at += 2;
+                    let unit = match escaped {
+                        Some(b'"') => u16::from(b'"'),
+                        Some(b'\\') => u16::from(b'\\'),
+                        Some(b'/') => u16::from(b'/'),
+                        Some(b'b') => 0x08,
+                        Some(b'f') => 0x0c,
+                        Some(b'n') => u16::from(b'\n'),
+                        Some(b'r') => u16::from(b'\r'),
+                        Some(b't') => u16::from(b'\t'),
+                        Some(b'u') => self.hex4()?,
+                        _ => return Err(SyntaxError),
+                    };
+                    let decoded = match (pending_high.take(), unit) {
+                        (None, 0xd800..=0xdbff) => {
+                            pending_high = Some(unit);
+                            continue;
+                        }
+                        (Some(high), 0xdc00..=0xdfff) => {
+                            char::from_u32(0x10000 + ((u32::from(high) - 0xd800) << 10) + (u32::from(unit) - 0xdc00))
+                        }
+                        // a high surrogate not followed by a low one, a low one alone, \u0000
+                        (Some(_), _) | (None, 0xdc00..=0xdfff) | (None, 0) => None,
+                        (None, _) => char::from_u32(u32::from(unit)),
+                    };
+                    match decoded {
+                        Some(character) if is_key => self.key_text.push(character),
+                        Some(_) => {}
+                        // (the string is refused whatever follows: its decoded text no longer matters)
+                        None => held = false,
+                    }
+                }
+                // a control character, or the end of the body
+                _ => return Err(SyntaxError),
+            }
+        }
+    }
+
+    /// The four hex digits of a `\u` escape.
+    fn hex4(&mut self) -> Read<u16> {
+        let digits = self.bytes.get(self.at..self.at + 4).ok_or(SyntaxError)?;
+        let mut unit = 0u16;
+        for &digit in digits {
+            let value = (digit as char).to_digit(16).ok_or(SyntaxError)?;
+            unit = unit * 16 + value as u16;
+        }
+        self.at += 4;
+        Ok(unit)
+    }
+
+    /// A number: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+    fn number(&mut self) -> Read<()> {
+        if self.peek() == Some(b'-') {
+            self.at += 1;
+        }
+        let integer_from = self.at;
+        match self.peek() {
+            Some(b'0') => self.at += 1,
+            Some(b'1'..=b'9') => self.skip_digits(),
+            _ => return Err(SyntaxError),
+        }
+        let integer = integer_from..self.at;
+        let mut fraction = self.at..self.at;
+        if self.peek() == Some(b'.') {
+            self.at += 1;
+            fraction = self.digits()?;
+        }
+        let mut exponent: i64 = 0;
+        if let Some(b'e' | b'E') = self.peek() {
+            self.at += 1;
+            let negative = self.peek() == Some(b'-');
+            if let Some(b'-' | b'+') = self.peek() {
+                self.at += 1;
+            }
+            for &digit in &self.bytes[self.digits()?] {
+                exponent = exponent.saturating_mul(10).saturating_add(i64::from(digit - b'0'));
+            }
+            if negative {
+                exponent = -exponent;
+            }
+        } else if fraction.is_empty() {
+            // an integer of at most 64 KiB of digits: numeric holds it
+            return Ok(());
+        }
+        let digits = || self.bytes[integer.clone()].iter().chain(&self.bytes[fraction.clone()]);
+        let number = Number {
+            integer_digits: integer.len() as i64,
+            fraction_digits: fraction.len() as i64,
+            first_non_zero: digits().position(|&digit| digit != b'0').map(|position| position as i64),
+            exponent,
+        };
+        if !number_is_held(&number) {
+            self.not_held(false);
+        } else if exponent.abs() > 20 && self.findings.object_body && self.findings.exponent.is_none() {
+            self.findings.exponent = Some(self.top_level_key().to_owned());
+        }
+        Ok(())
+    }
+
+    fn skip_digits(&mut self) {
+        while let Some(b'0'..=b'9') = self.peek() {
+            self.at += 1;
+        }
+    }
+
+    /// One or more digits: where they are.
+    fn digits(&mut self) -> Read<std::ops::Range<usize>> {
+        let from = self.at;
+        self.skip_digits();
+        if self.at == from {
+            return Err(SyntaxError);
+        }
+        Ok(from..self.at)
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Read<()> {
+        if !self.bytes[self.at..].starts_with(word) {
+            return Err(SyntaxError);
+        }
+        self.at += word.len();
+        Ok(())
+    }
+}
+
+/// A number as written: how many digits before and after the point, where its first non-zero
+/// digit is, and its exponent (saturating: beyond any range either way).
+struct Number {
+    integer_digits: i64,
+    fraction_digits: i64,
+    /// The position (from 0, over all digits) of the first digit that is not 0.
+    first_non_zero: Option<i64>,
+    exponent: i64,
+}
+
+/// Whether PostgreSQL 15's `numeric` holds the number (`numeric_in` as `jsonb` calls it): an
+/// exponent within ±(2³¹−1)/2, a display scale (decimals less the exponent, at least 0) of at most
+/// 16 383, and a first non-zero digit whose place, in base-10 000 digits, fits an int16 weight.
+fn number_is_held(number: &Number) -> bool {
+    const EXPONENT_LIMIT: i64 = (i32::MAX / 2) as i64;
+    const MAX_SCALE: i64 = 0x3fff;
+    if number.exponent >= EXPONENT_LIMIT || number.exponent <= -EXPONENT_LIMIT {
+        return false;
+    }
+    if (number.fraction_digits - number.exponent).max(0) > MAX_SCALE {
+        return false;
+    }
+    number.first_non_zero.is_none_or(|position| {
+        // the first non-zero digit stands for 10^place
+        let place = number.integer_digits - 1 - position + number.exponent;
+        (i64::from(i16::MIN)..=i64::from(i16::MAX)).contains(&place.div_euclid(4))
+    })
+}
+
+/// A key read: its span of [`Reader::key_text`], and its first 8 bytes as a number, so that most
+/// comparisons in a sort are one of numbers (in byte order: big-endian, zero-padded; a key with a
+/// NUL is refused whatever its order).
+#[derive(Clone, Copy)]
+struct Key {
+    prefix: u64,
+    from: usize,
+    to: usize,
+}
+
+impl Key {
+    fn new(text: &str, from: usize) -> Key {
+        let mut first = [0u8; 8];
+        let bytes = &text.as_bytes()[from..];
+        let length = bytes.len().min(8);
+        first[..length].copy_from_slice(&bytes[..length]);
+        Key { prefix: u64::from_be_bytes(first), from, to: text.len() }
+    }
+
+    fn compare(&self, other: &Key, text: &str) -> Ordering {
+        self.prefix.cmp(&other.prefix).then_with(|| text[self.from..self.to].cmp(&text[other.from..other.to]))
+    }
+}
+
+/// The first key, in byte order, that these keys hold twice; sorts them.
+fn first_repeated_key<'t>(keys: &mut [Key], text: &'t str) -> Option<&'t str> {
+    if keys.len() < 2 {
+        return None;
+    }
+    keys.sort_unstable_by(|a, b| a.compare(b, text));
+    keys.windows(2)
+        .find(|pair| pair[0].compare(&pair[1], text) == Ordering::Equal)
+        .map(|pair| &text[pair[0].from..pair[0].to])
+}
+
+#[cfg(test)]
+mod tests;
