@@ -1,0 +1,14 @@
+-- Issue 32: JSON syntax moved into the gateway. The write functions (api.lot_put, api.lot_rates_put,
+-- api.lot_blocked_periods_put) take the gateway's verdict on a body as a fifth argument
+-- (p_body_fault jsonb DEFAULT NULL), and the database's own reading of JSON text (app.json_countable,
+-- app.json_first_repeated_key, the exponent search, the bisections, the nesting guard) is gone.
+--
+-- Nothing here changes a table. This version exists so that a gateway of this version, which calls
+-- the five-argument functions, reports `schema_behind` on its readiness probe until `ingest migrate`
+-- has created them. The functions themselves change where every function changes: in migrate's one
+-- transaction that applies sql/functions and drops what the tree no longer defines (the old
+-- signatures and the text analysis with them), so no request ever sees half of the change. A gateway
+-- of the version before keeps working throughout: its four-argument call resolves to the new
+-- function, whose fifth argument defaults to "no verdict" (the database's backstop then reads the
+-- body as before, less the text analysis).
+SELECT 1;
