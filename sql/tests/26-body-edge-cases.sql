@@ -6,7 +6,7 @@
 -- twice, tokens jsonb cannot hold, exponents beyond ±20) are gateway/tests/integration/body_syntax.rs
 -- and src/json_syntax/tests.rs now.
 BEGIN;
-SELECT plan(72);
+SELECT plan(76);
 SELECT tests.lend_temporary_to_project_roles();
 
 CREATE TEMP TABLE fx AS
@@ -170,7 +170,9 @@ SELECT is(pg_temp.with_fault('put_lot', tests.lot_body(), '{"error": "invalid_bo
 SELECT is((tests.error_of(format('SELECT tests.put_lot(%L, ''lot-1'', %L, true, %L)', bearer, tests.lot_body(), v))).code, 'P0001',
           'a verdict of an unknown shape is an internal error, never an answer: ' || v) FROM fx,
   unnest(ARRAY['"x"', '{"error": "unknown_field", "nested": false}', '{"error": "invalid_body"}',
-               '{"error": "invalid_body", "nested": false, "field": 1}', '{"error": "invalid_body", "nested": false, "status": 200}']) AS v;
+               '{"error": "invalid_body", "nested": false, "field": 1}', '{"error": "invalid_body", "nested": false, "status": 200}',
+               '{"error": "invalid_json", "nested": true}', '{"error": "invalid_json", "nested": false, "field": "a"}',
+               '{"error": "invalid_body", "nested": true}', '{"error": "invalid_body", "nested": false, "field": null}']) AS v;
 
 -- The backstop: a body jsonb cannot read, with no verdict, is still bad input, never a 500 -----------
 

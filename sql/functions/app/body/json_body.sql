@@ -19,10 +19,14 @@ BEGIN
     IF p_body_fault IS NULL THEN
         RETURN;
     END IF;
+    -- (invalid_json names no field and is never nested; a nested fault always names one)
     IF NOT coalesce(jsonb_typeof(p_body_fault) = 'object'
-                    AND p_body_fault ->> 'error' IN ('invalid_json', 'invalid_body')
-                    AND jsonb_typeof(p_body_fault -> 'nested') = 'boolean'
-                    AND coalesce(jsonb_typeof(p_body_fault -> 'field'), 'string') = 'string'
+                    AND CASE p_body_fault ->> 'error'
+                            WHEN 'invalid_json' THEN p_body_fault -> 'nested' = 'false' AND NOT p_body_fault ? 'field'
+                            WHEN 'invalid_body' THEN jsonb_typeof(p_body_fault -> 'nested') = 'boolean'
+                                                     AND coalesce(jsonb_typeof(p_body_fault -> 'field'), 'string') = 'string'
+                                                     AND (p_body_fault -> 'nested' = 'false' OR p_body_fault ? 'field')
+                        END
                     AND NOT EXISTS (SELECT FROM jsonb_object_keys(p_body_fault) AS k
                                      WHERE k NOT IN ('error', 'field', 'nested')), false) THEN
         RAISE EXCEPTION 'app.refuse_body_fault: a body verdict of an unknown shape';
