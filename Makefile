@@ -22,7 +22,7 @@ BASE_PATH ?= /v1
 help:
 	@echo "make run    start a local database, seed a demo credential and serve on $(LISTEN_ADDR)"
 	@echo "make test   run every test layer (installs what it needs)"
-	@echo "make bench  the benchmarks: wrk, pgbench and the plainest SQL (bench/README.md)"
+	@echo "make bench  the benchmarks: wrk, pgbench and the plainest SQL (bench/RESULTS.md)"
 	@echo "make fuzz   the parser property tests with 200 000 cases each"
 
 deps:

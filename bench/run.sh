@@ -358,7 +358,7 @@ for size in $sizes; do bench_size "$size"; done
 earlier="$work/earlier.md"
 if [ -f "$out" ]; then cp "$out" "$earlier"; else : >"$earlier"; fi
 {
-    echo "# Benchmark results"
+    echo "## Results of the latest run"
     echo
     echo "Written by \`make bench\` (bench/run.sh) on $(date -u +%Y-%m-%d), commit $(git -C "$root" rev-parse --short HEAD),"
     echo "$(nproc) cores, $(psql "$admin_url" -XAtqc 'SHOW server_version'), each side measured ${duration} s on a route,"
@@ -414,5 +414,18 @@ if [ -f "$out" ]; then cp "$out" "$earlier"; else : >"$earlier"; fi
     echo
     echo "Each diagnosis, with its EXPLAIN or profile and its before and after: [FINDINGS.md](FINDINGS.md)."
 } >>"$out.new"
-mv "$out.new" "$out"
+# The hand-written part of the file (how a run measures, what its results mean) is kept: everything
+# down to the marker line.
+marker='<!-- bench/run.sh keeps everything above this line and writes everything below it -->'
+{
+    if [ -f "$out" ] && grep -qxF -- "$marker" "$out"; then
+        awk -v marker="$marker" '{ print } $0 == marker { exit }' "$out"
+    else
+        printf '# Benchmarks\n\n%s\n' "$marker"
+    fi
+    echo
+    cat "$out.new"
+} >"$out.kept"
+rm "$out.new"
+mv "$out.kept" "$out"
 echo "written: $out" >&2

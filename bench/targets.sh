@@ -97,7 +97,7 @@ interleaved="$(sed -n 's/^PUT lot, unchanged \/ GET one lot, interleaved .*(p50,
                     size[k], route[k], ms(gw_p50[k]), met(gw_p50[k] <= 10)
         }
         # Issue 32: JSON syntax read by the gateway. A refused body is answered without the database
-        # reading it; a sound one costs what jsonb spends reading it (the row's floor), plus 2 ms.
+        # reading it; a sound one costs what jsonb spends reading it (the floor of the row), plus 2 ms.
         for (i = 1; i <= n; i++) {
             k = rows[i]
             if (route[k] ~ /64 KiB refused/ && conns[k] == 1)
