@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The database test layer: a fresh database, migrated by the binary exactly as in production, then
 # the `tests` helper schema (pgtap/tests_schema.sql), every pgTAP file of sql/tests through pg_prove,
-# and plpgsql_check over every PL/pgSQL function of the project's schemas. Then the files that judge
-# request bodies run again in a second database whose locale and default collation are en_US.UTF-8:
+# plpgsql_check over every PL/pgSQL function of the project's schemas, and the scan guard
+# (pgtap/scan_guard.sql: no statement inside a function filters a table by a function call per row).
+# Then the files that judge request bodies run again in a second database whose locale and default collation are en_US.UTF-8:
 # trimming, "first in byte order" and duplicate keys must not depend on the server's locale.
 #
 #   pgtap/run.sh [sql/tests/NN-topic.sql ...]      (default: all of sql/tests, then the second pass)
@@ -49,6 +50,9 @@ prove "$db" "$root"/sql/tests/*.sql
 
 echo "plpgsql_check: every PL/pgSQL function of the project's schemas"
 psql "$("$cluster" url "$db")" -qX -v ON_ERROR_STOP=1 -f "$root/pgtap/plpgsql_check.sql"
+
+echo "The scan guard: every route's function under auto_explain, at an operator of 2 000 lots"
+psql "$("$cluster" url "$db")" -X -f "$root/pgtap/scan_guard.sql" 2>&1 | python3 "$root/pgtap/scan_guard.py"
 
 echo "The body-validation files again, in a database of locale en_US.UTF-8"
 prepare "${db}_en_us" "TEMPLATE template0 ENCODING 'UTF8' LOCALE 'en_US.UTF-8'"
