@@ -337,6 +337,46 @@ bench_size() {
             rows+=("$size|$name|$c|$gw|$pg|$fl|$wal")
         done
     done
+    # Booking writes (issue 33), as the platform makes them: one booking a transaction through
+    # platform.booking_record and platform.booking_update (a status change, a date change), at 1 and
+    # 16 connections, with the operator's webhook endpoint not armed, then armed (every write then
+    # leaves a hint; no worker runs, so the hints pile up as they would behind a slow receiver). The
+    # platform's functions are SECURITY DEFINER: pgbench calls them as the superuser, against the
+    # plainest SQL writing the same row with every trigger on, the lot found by its key
+    # (bench/floor/booking_*.sql). No gateway side: no HTTP route writes bookings.
+    webhook_endpoint() {
+        local call="SELECT count(*) FROM console.webhook_endpoint_disarm()"
+        [ "$1" = arm ] && call="SELECT count(*) FROM console.webhook_endpoint_register('https://hooks.bench.example/ingest', 'whsec_' || repeat('ab', 32))"
+        psql "$admin_url" -XqAt -v ON_ERROR_STOP=1 -v operator="$operator" >/dev/null <<<"
+            BEGIN;
+            SET LOCAL ROLE authenticated;
+            SELECT set_config('request.jwt.claims', '{\"sub\": \"00000000-0000-4000-8000-0000000be4c0\", \"role\": \"authenticated\"}', true),
+                   set_config('request.headers', json_build_object('x-tenant-id', :'operator')::text, true);
+            $call;
+            COMMIT;"
+    }
+    local booking_writes=("platform.booking_record|booking_record.sql" "platform.booking_update, status|booking_status.sql"
+                          "platform.booking_update, dates|booking_dates.sql")
+    local booking_vars=(-D "operator=$operator" -D "lots=$lots" -D "bookings=$bookings")
+    local armed entry script
+    for armed in "not armed" "armed"; do
+        [ "$armed" = armed ] && webhook_endpoint arm
+        for entry in "${booking_writes[@]}"; do
+            IFS='|' read -r name script <<<"$entry"
+            for c in $connections; do
+                [ "$c" -gt 16 ] && continue
+                echo "$size: $name (endpoint $armed) at $c" >&2
+                psql "$admin_url" -XqAt -c "VACUUM ANALYZE app.bookings, app.lot_booking_days, app.webhook_hints"
+                local pg_rounds=() fl_rounds=()
+                for round in $(seq "$rounds"); do
+                    pg_rounds+=("$(run_pgbench "$c" "$admin_url" -f "$root/bench/pgbench/$script" "${booking_vars[@]}")")
+                    fl_rounds+=("$(run_pgbench "$c" "$admin_url" -f "$root/bench/floor/$script" "${booking_vars[@]}")")
+                done
+                rows+=("$size|$name (endpoint $armed)|$c|- - - - -|$(combine_rounds "${pg_rounds[@]}")|$(combine_rounds "${fl_rounds[@]}")|")
+            done
+        done
+    done
+    webhook_endpoint disarm
     # An unchanged lot PUT against a GET of the lot: both scripts in one pgbench run at one connection,
     # interleaved at random, so that both are measured in the same seconds.
     echo "$size: PUT lot, unchanged and GET one lot, interleaved" >&2
@@ -384,7 +424,7 @@ if [ -f "$out" ]; then cp "$out" "$earlier"; else : >"$earlier"; fi
         read -r g_rps g_p50 g_p99 g_err _ <<<"$gw"
         read -r p_tps p_p50 p_p99 p_err _ <<<"$pg"
         read -r f_tps f_p50 _ _ _ <<<"$fl"
-        ratio="$(awk -v a="$g_rps" -v b="$p_tps" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')"
+        ratio="$(awk -v a="$g_rps" -v b="$p_tps" 'BEGIN { if (a != "-" && b > 0) printf "%.2f", a / b; else print "-" }')"
         floor_ratio="-"
         [ "$f_tps" != "-" ] && [ "$p_tps" != "-" ] && floor_ratio="$(awk -v a="$p_p50" -v b="$f_p50" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')"
         echo "| $size | $name | $c | $g_rps | $g_p50 | $g_p99 | $g_err | $p_tps | $p_p50 | $p_p99 | $p_err | $ratio | $f_tps | $f_p50 | $floor_ratio | ${wal:--} |"
