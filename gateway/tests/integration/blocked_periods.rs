@@ -14,17 +14,9 @@ use serde_json::{json, Value};
 
 use crate::common::lots::{json_headers, minimal_lot, padded};
 use crate::common::supply::{assert_closures_result, closures, period, read_period, under_lot};
-use crate::common::{header_map, Credential, Operator, TestApp, TestResponse};
+use crate::common::{header_map, Credential, TestApp, TestResponse};
 
 const CLOSURES_ALLOW: &str = "GET, PUT, OPTIONS";
-
-/// An operator with a read_supply + write_supply credential holding the lot `harbour-1`.
-async fn operator_with_lot(app: &TestApp) -> (Operator, Credential) {
-    let operator = app.make_operator().await;
-    let credential = app.issue(&operator, &["read_supply", "write_supply"], None).await;
-    app.put_lot_expecting(&credential, "harbour-1", &minimal_lot("Harbour"), 201).await;
-    (operator, credential)
-}
 
 async fn put(app: &TestApp, credential: &Credential, body: &Value) -> TestResponse {
     app.put_closures(credential, "harbour-1", "", body).await
@@ -46,7 +38,7 @@ async fn assert_no_closures(app: &TestApp, credential: &Credential) {
 #[tokio::test]
 async fn a_first_put_answers_201_created_with_the_list_read_back_earliest_first() {
     let app = TestApp::spawn().await;
-    let (_operator, credential) = operator_with_lot(&app).await;
+    let (_operator, credential) = app.operator_with_lot().await;
     assert_eq!(
         app.get_closures(&credential, "harbour-1", "").await.json(),
         json!({ "external_id": "harbour-1", "blocked_periods": [] })
@@ -74,7 +66,7 @@ async fn a_first_put_answers_201_created_with_the_list_read_back_earliest_first(
 #[tokio::test]
 async fn a_put_that_changes_the_list_answers_200_updated_with_the_added_and_removed_counts() {
     let app = TestApp::spawn().await;
-    let (_operator, credential) = operator_with_lot(&app).await;
+    let (_operator, credential) = app.operator_with_lot().await;
     let a = period("2026-01-01", "2026-01-03", Some("A"));
     let b = period("2026-02-01", "2026-02-03", Some("B"));
     let c = period("2026-03-01", "2026-03-03", None);
@@ -109,7 +101,7 @@ async fn a_put_that_changes_the_list_answers_200_updated_with_the_added_and_remo
 #[tokio::test]
 async fn a_put_equal_to_the_stored_list_as_a_set_answers_200_unchanged_with_nothing_added_or_removed() {
     let app = TestApp::spawn().await;
-    let (_operator, credential) = operator_with_lot(&app).await;
+    let (_operator, credential) = app.operator_with_lot().await;
     let response = put(
         &app,
         &credential,
@@ -139,7 +131,7 @@ async fn a_put_equal_to_the_stored_list_as_a_set_answers_200_unchanged_with_noth
 #[tokio::test]
 async fn an_empty_list_empties_the_stored_one_as_updated_and_is_unchanged_when_nothing_is_stored() {
     let app = TestApp::spawn().await;
-    let (_operator, credential) = operator_with_lot(&app).await;
+    let (_operator, credential) = app.operator_with_lot().await;
     let response = put(&app, &credential, &closures(&[])).await;
     assert_eq!(assert_closures_result(&response, 200, "harbour-1", "unchanged", 0, 0, false), json!([]));
 
@@ -157,7 +149,7 @@ async fn an_empty_list_empties_the_stored_one_as_updated_and_is_unchanged_when_n
 #[tokio::test]
 async fn the_list_includes_the_consoles_closures_and_a_put_that_omits_them_removes_them() {
     let app = TestApp::spawn().await;
-    let (operator, credential) = operator_with_lot(&app).await;
+    let (operator, credential) = app.operator_with_lot().await;
     let report =
         app.console_put_closures(&operator, "harbour-1", &[period("2026-06-01", "2026-06-07", Some("Console"))]).await;
     assert_eq!((report["result"].clone(), report["added"].clone()), (json!("created"), json!(1)));
@@ -178,7 +170,7 @@ async fn the_list_includes_the_consoles_closures_and_a_put_that_omits_them_remov
 #[tokio::test]
 async fn overlapping_bookings_counts_every_booking_but_cancelled_ones_touching_the_period_inclusively() {
     let app = TestApp::spawn().await;
-    let (operator, credential) = operator_with_lot(&app).await;
+    let (operator, credential) = app.operator_with_lot().await;
     app.put_lot_expecting(&credential, "other-lot", &minimal_lot("Other"), 201).await;
     let stranger = app.make_operator().await;
     let stranger_credential = app.issue(&stranger, &["write_supply"], None).await;
@@ -245,7 +237,7 @@ fn three_with(index: usize, key: &str, value: Option<Value>) -> Value {
 #[tokio::test]
 async fn an_unusable_entry_answers_422_invalid_blocked_periods_naming_it_in_the_callers_coordinates() {
     let app = TestApp::spawn().await;
-    let (_operator, credential) = operator_with_lot(&app).await;
+    let (_operator, credential) = app.operator_with_lot().await;
     let cases: Vec<(Value, &str)> = vec![
         // not a real calendar day, a timestamp, outside 2020..2032, absent or null
         (three_with(1, "starts_on", Some(json!("2026-02-30"))), "blocked_periods[1].starts_on"),
@@ -294,7 +286,7 @@ fn day_period(day: i64) -> Value {
 #[tokio::test]
 async fn overlapping_entries_answer_422_naming_the_later_starting_entrys_starts_on() {
     let app = TestApp::spawn().await;
-    let (_operator, credential) = operator_with_lot(&app).await;
+    let (_operator, credential) = app.operator_with_lot().await;
     let cases: Vec<(Vec<Value>, &str)> = vec![
         // sharing one day collides; the later-starting entry is named, wherever it was sent
         (
@@ -345,7 +337,7 @@ async fn overlapping_entries_answer_422_naming_the_later_starting_entrys_starts_
 #[tokio::test]
 async fn the_edges_of_every_rule_are_accepted() {
     let app = TestApp::spawn().await;
-    let (_operator, credential) = operator_with_lot(&app).await;
+    let (_operator, credential) = app.operator_with_lot().await;
     let longest = "é".repeat(200);
     let body = closures(&[
         period("2020-01-01", "2020-01-01", Some("x")),
@@ -368,7 +360,7 @@ async fn the_edges_of_every_rule_are_accepted() {
 #[tokio::test]
 async fn the_body_is_blocked_periods_and_nothing_else() {
     let app = TestApp::spawn().await;
-    let (_operator, credential) = operator_with_lot(&app).await;
+    let (_operator, credential) = app.operator_with_lot().await;
     put(&app, &credential, &json!({})).await.assert_error(422, "missing_field", Some("blocked_periods"));
     let response = put(&app, &credential, &json!({ "blocked_periods": [], "external_id": "harbour-1" })).await;
     response.assert_error(422, "unknown_field", Some("external_id"));
@@ -414,7 +406,7 @@ async fn the_body_is_blocked_periods_and_nothing_else() {
 #[tokio::test]
 async fn a_dry_run_answers_200_with_dry_run_true_and_stores_nothing() {
     let app = TestApp::spawn().await;
-    let (operator, credential) = operator_with_lot(&app).await;
+    let (operator, credential) = app.operator_with_lot().await;
     app.record_booking(&operator, "harbour-1", "2026-01-02T08:00:00", "2026-01-03T08:00:00", "confirmed").await;
     let first =
         closures(&[period("2026-01-01", "2026-01-05", Some("Works")), period("2026-02-01", "2026-02-01", None)]);
@@ -455,7 +447,7 @@ async fn a_dry_run_answers_200_with_dry_run_true_and_stores_nothing() {
 #[tokio::test]
 async fn get_accepts_no_query_parameter_not_even_dry_run() {
     let app = TestApp::spawn().await;
-    let (_operator, credential) = operator_with_lot(&app).await;
+    let (_operator, credential) = app.operator_with_lot().await;
     for (query, field) in [("dry_run=true", "dry_run"), ("limit=5", "limit"), ("after=a", "after"), ("foo", "foo")] {
         app.get_closures(&credential, "harbour-1", query).await.assert_error(422, "invalid_query", Some(field));
         // The query is checked before the credential and the lot.
@@ -470,7 +462,7 @@ async fn get_accepts_no_query_parameter_not_even_dry_run() {
 #[tokio::test]
 async fn a_put_with_a_content_type_other_than_json_answers_415_and_one_over_64_kib_413() {
     let app = TestApp::spawn().await;
-    let (_operator, credential) = operator_with_lot(&app).await;
+    let (_operator, credential) = app.operator_with_lot().await;
     let body = closures(&[period("2026-01-01", "2026-01-02", None)]);
     let headers = header_map(&[("authorization", &credential.bearer()), ("content-type", "text/plain")]);
     let response = app.request(Method::PUT, "/v1/lots/harbour-1/blocked-periods", headers, body.to_string()).await;
@@ -483,7 +475,7 @@ async fn a_put_with_a_content_type_other_than_json_answers_415_and_one_over_64_k
 #[tokio::test]
 async fn options_answers_204_and_other_verbs_405_with_allow_get_put_options() {
     let app = TestApp::spawn().await;
-    let (_operator, credential) = operator_with_lot(&app).await;
+    let (_operator, credential) = app.operator_with_lot().await;
     for path in
         ["/v1/lots/harbour-1/blocked-periods", "/v1/lots/nope/blocked-periods?dry_run=x", "/v1/lots//blocked-periods"]
     {
@@ -510,7 +502,7 @@ async fn options_answers_204_and_other_verbs_405_with_allow_get_put_options() {
 #[tokio::test]
 async fn the_path_id_is_percent_decoded() {
     let app = TestApp::spawn().await;
-    let (_operator, credential) = operator_with_lot(&app).await;
+    let (_operator, credential) = app.operator_with_lot().await;
     app.put_lot_expecting(&credential, "a%2Fb", &minimal_lot("Slash"), 201).await;
     let response =
         app.put_closures(&credential, "a%2Fb", "", &closures(&[period("2026-01-01", "2026-01-01", None)])).await;

@@ -8,19 +8,12 @@
 
 use http::Method;
 
-use crate::common::lots::{json_headers, minimal_lot};
+use crate::common::lots::json_headers;
 use crate::common::{Credential, TestApp};
 
-const LOT: &str = "/v1/lots/lot-1?dry_run=true";
-const RATES: &str = "/v1/lots/lot-1/rates?dry_run=true";
-const CLOSURES: &str = "/v1/lots/lot-1/blocked-periods?dry_run=true";
-
-async fn writer_with_lot(app: &TestApp) -> Credential {
-    let operator = app.make_operator().await;
-    let credential = app.issue(&operator, &["read_supply", "write_supply"], None).await;
-    app.put_lot_expecting(&credential, "lot-1", &minimal_lot("Edge"), 201).await;
-    credential
-}
+const LOT: &str = "/v1/lots/harbour-1?dry_run=true";
+const RATES: &str = "/v1/lots/harbour-1/rates?dry_run=true";
+const CLOSURES: &str = "/v1/lots/harbour-1/blocked-periods?dry_run=true";
 
 /// `"<status> <error> <field or ->"`, or `"accepted"` for a 200 dry run.
 async fn answer(app: &TestApp, credential: &Credential, path: &str, body: &str) -> String {
@@ -52,7 +45,7 @@ async fn assert_answers(app: &TestApp, credential: &Credential, cases: &[(&str, 
 #[tokio::test]
 async fn a_key_given_twice_at_any_depth() {
     let app = TestApp::spawn().await;
-    let credential = writer_with_lot(&app).await;
+    let (_operator, credential) = app.operator_with_lot().await;
     let cases = [
         (LOT, lot_with(r#", "cancellation": {"free_until_hours_before_check_in": 1, "free_until_hours_before_check_in": 2, "penalty_percent_after": "10.00", "no_show_forfeits_full": true}"#),
          "422 invalid_body cancellation.free_until_hours_before_check_in"),
@@ -87,7 +80,7 @@ async fn a_key_given_twice_at_any_depth() {
 #[tokio::test]
 async fn the_field_tables_syntax_cases() {
     let app = TestApp::spawn().await;
-    let credential = writer_with_lot(&app).await;
+    let (_operator, credential) = app.operator_with_lot().await;
     let lot = |name: &str, city: &str, entrance: &str| {
         format!(
             r#"{{"name": {name}, "timezone": "Europe/London", "handover": "self", "online_bookable": true, "capacity": 120,
@@ -130,7 +123,7 @@ async fn the_field_tables_syntax_cases() {
 #[tokio::test]
 async fn the_first_of_thousands_of_objects_repeating_a_key_is_named() {
     let app = TestApp::spawn().await;
-    let credential = writer_with_lot(&app).await;
+    let (_operator, credential) = app.operator_with_lot().await;
     let entries = |count: usize, at: &[usize], entry: &str| {
         let plain = r#"{"starts_on": "2026-01-01", "ends_on": "2026-01-02"}"#;
         let list: Vec<&str> = (0..count).map(|i| if at.contains(&i) { entry } else { plain }).collect();
@@ -164,7 +157,7 @@ async fn the_first_of_thousands_of_objects_repeating_a_key_is_named() {
 #[tokio::test]
 async fn tokens_jsonb_cannot_hold_and_exponents_beyond_20_name_the_top_level_member() {
     let app = TestApp::spawn().await;
-    let credential = writer_with_lot(&app).await;
+    let (_operator, credential) = app.operator_with_lot().await;
     let digits = |count: usize| format!("1{}", "0".repeat(count - 1));
     let many: Vec<String> = (1..=3000).map(|i| format!(r#""k{i}": "{i}e99""#)).collect();
     let cases = [
@@ -221,7 +214,7 @@ async fn tokens_jsonb_cannot_hold_and_exponents_beyond_20_name_the_top_level_mem
 #[tokio::test]
 async fn nesting_is_read_up_to_the_readers_bound_and_deeper_is_invalid_json() {
     let app = TestApp::spawn().await;
-    let credential = writer_with_lot(&app).await;
+    let (_operator, credential) = app.operator_with_lot().await;
     let nested = |depth: usize, repeat: bool| {
         lot_with(&format!(
             r#", "zz": {}{}{}"#,
@@ -245,7 +238,7 @@ async fn nesting_is_read_up_to_the_readers_bound_and_deeper_is_invalid_json() {
 #[tokio::test]
 async fn a_body_fault_is_answered_after_the_credential_and_the_lot_checks() {
     let app = TestApp::spawn().await;
-    let credential = writer_with_lot(&app).await;
+    let (_operator, credential) = app.operator_with_lot().await;
     let stranger = app.issue(&app.make_operator().await, &["read_supply", "write_supply"], None).await;
     let faulty = r#"{"a": 1, "a": 2}"#;
     for path in [LOT, RATES, CLOSURES] {

@@ -14,18 +14,10 @@ use serde_json::{json, Value};
 
 use crate::common::lots::{full_lot, json_headers, minimal_lot, padded, raw_exchange, raw_put_head};
 use crate::common::supply::{assert_rates_result, range, rates_read_form, ALL_RATES_CHANGED};
-use crate::common::{header_map, Credential, Operator, TestApp, TestResponse};
+use crate::common::{header_map, Credential, TestApp, TestResponse};
 
 const RATES_ALLOW: &str = "PUT, OPTIONS";
 const KIB_64: usize = 64 * 1024;
-
-/// An operator with a read_supply + write_supply credential holding the lot `harbour-1`.
-async fn operator_with_lot(app: &TestApp) -> (Operator, Credential) {
-    let operator = app.make_operator().await;
-    let credential = app.issue(&operator, &["read_supply", "write_supply"], None).await;
-    app.put_lot_expecting(&credential, "harbour-1", &minimal_lot("Harbour"), 201).await;
-    (operator, credential)
-}
 
 /// PUT /v1/lots/harbour-1/rates with a raw body text (numbers exactly as written).
 async fn put_raw(app: &TestApp, credential: &Credential, body: &str) -> TestResponse {
@@ -44,7 +36,7 @@ async fn assert_no_rates(app: &TestApp, credential: &Credential) {
 #[tokio::test]
 async fn a_first_rates_put_creates_the_envelope_and_answers_201_with_the_write_result_and_the_rates_read_form() {
     let app = TestApp::spawn().await;
-    let (_operator, credential) = operator_with_lot(&app).await;
+    let (_operator, credential) = app.operator_with_lot().await;
 
     let body = r#"{"floor_price":"10","base_price":20.5,"ceiling_price":"30.00","min_first_day_price":15,
                    "currency":"eur","dynamic":true,"valid_from":"2026-01-01","valid_to":"2026-12-31"}"#;
@@ -69,7 +61,7 @@ async fn a_first_rates_put_creates_the_envelope_and_answers_201_with_the_write_r
 #[tokio::test]
 async fn a_rates_put_that_changes_fields_answers_200_updated_naming_exactly_those_fields_in_table_order() {
     let app = TestApp::spawn().await;
-    let (_operator, credential) = operator_with_lot(&app).await;
+    let (_operator, credential) = app.operator_with_lot().await;
     let mut body = range("10.00", "20.00", "30.00");
     body["valid_from"] = json!("2026-01-01");
     app.put_rates_expecting(&credential, "harbour-1", &body, 201).await;
@@ -97,7 +89,7 @@ async fn a_rates_put_that_changes_fields_answers_200_updated_naming_exactly_thos
 #[tokio::test]
 async fn a_rates_put_equal_to_the_stored_envelope_answers_200_unchanged_with_an_empty_changed_list() {
     let app = TestApp::spawn().await;
-    let (_operator, credential) = operator_with_lot(&app).await;
+    let (_operator, credential) = app.operator_with_lot().await;
     let created = app.put_rates_expecting(&credential, "harbour-1", &range("10.00", "20.00", "30.00"), 201).await;
 
     for body in [
@@ -115,7 +107,7 @@ async fn a_rates_put_equal_to_the_stored_envelope_answers_200_unchanged_with_an_
 #[tokio::test]
 async fn a_fixed_price_expands_to_floor_base_and_ceiling() {
     let app = TestApp::spawn().await;
-    let (_operator, credential) = operator_with_lot(&app).await;
+    let (_operator, credential) = app.operator_with_lot().await;
 
     let response = app.put_rates(&credential, "harbour-1", "", &json!({ "fixed_price": "25" })).await;
     let answer = assert_rates_result(&response, 201, "harbour-1", "created", &ALL_RATES_CHANGED, true, false);
@@ -156,7 +148,7 @@ async fn a_fixed_price_expands_to_floor_base_and_ceiling() {
 #[tokio::test]
 async fn envelope_widened_is_true_when_the_floor_goes_down_the_ceiling_up_dynamic_flips_or_no_envelope_existed() {
     let app = TestApp::spawn().await;
-    let (_operator, credential) = operator_with_lot(&app).await;
+    let (_operator, credential) = app.operator_with_lot().await;
     let mut body = range("10.00", "20.00", "30.00");
 
     // (change, changed, envelope_widened), each compared with the envelope just before it.
@@ -263,7 +255,7 @@ async fn rates_never_void_a_review_and_a_price_in_force_meets_the_listing_requir
 #[tokio::test]
 async fn both_shapes_answer_422_invalid_body_field_fixed_price() {
     let app = TestApp::spawn().await;
-    let (_operator, credential) = operator_with_lot(&app).await;
+    let (_operator, credential) = app.operator_with_lot().await;
     for body in [
         json!({ "fixed_price": "20", "floor_price": "10", "base_price": "20", "ceiling_price": "30" }),
         json!({ "fixed_price": "20", "floor_price": "10" }),
@@ -280,7 +272,7 @@ async fn both_shapes_answer_422_invalid_body_field_fixed_price() {
 #[tokio::test]
 async fn an_incomplete_range_answers_422_missing_field_naming_the_first_missing_price() {
     let app = TestApp::spawn().await;
-    let (_operator, credential) = operator_with_lot(&app).await;
+    let (_operator, credential) = app.operator_with_lot().await;
     for (body, field) in [
         (json!({ "base_price": "20", "ceiling_price": "30" }), "floor_price"),
         (json!({ "floor_price": "10", "ceiling_price": "30" }), "base_price"),
@@ -302,7 +294,7 @@ async fn an_incomplete_range_answers_422_missing_field_naming_the_first_missing_
 #[tokio::test]
 async fn neither_shape_answers_422_missing_field_fixed_price() {
     let app = TestApp::spawn().await;
-    let (_operator, credential) = operator_with_lot(&app).await;
+    let (_operator, credential) = app.operator_with_lot().await;
     for body in [
         json!({}),
         json!({ "currency": "EUR", "dynamic": true, "valid_from": "2026-01-01" }),
@@ -318,7 +310,7 @@ async fn neither_shape_answers_422_missing_field_fixed_price() {
 #[tokio::test]
 async fn an_unknown_key_answers_422_unknown_field_naming_it() {
     let app = TestApp::spawn().await;
-    let (_operator, credential) = operator_with_lot(&app).await;
+    let (_operator, credential) = app.operator_with_lot().await;
     for (body, field) in [
         (json!({ "fixed_price": "20", "price": "20" }), "price"),
         // The read form's constant is not a write field.
@@ -336,7 +328,7 @@ async fn an_unknown_key_answers_422_unknown_field_naming_it() {
 #[tokio::test]
 async fn a_body_that_is_not_a_json_object_is_refused_for_what_it_is() {
     let app = TestApp::spawn().await;
-    let (_operator, credential) = operator_with_lot(&app).await;
+    let (_operator, credential) = app.operator_with_lot().await;
     for body in ["", "{", "not json", r#"{"fixed_price":}"#] {
         put_raw(&app, &credential, body).await.assert_error(422, "invalid_json", None);
     }
@@ -358,7 +350,7 @@ async fn a_body_that_is_not_a_json_object_is_refused_for_what_it_is() {
 #[tokio::test]
 async fn money_is_two_decimals_and_a_third_non_zero_decimal_answers_422_invalid_body_never_rounded() {
     let app = TestApp::spawn().await;
-    let (_operator, credential) = operator_with_lot(&app).await;
+    let (_operator, credential) = app.operator_with_lot().await;
     for (field, value) in [
         ("fixed_price", r#""12.345""#),
         ("fixed_price", "12.345"),
@@ -404,7 +396,7 @@ async fn money_is_two_decimals_and_a_third_non_zero_decimal_answers_422_invalid_
 #[tokio::test]
 async fn floor_base_and_ceiling_out_of_order_answer_422_invalid_price_envelope() {
     let app = TestApp::spawn().await;
-    let (_operator, credential) = operator_with_lot(&app).await;
+    let (_operator, credential) = app.operator_with_lot().await;
     for (body, field) in [
         (range("20.01", "20.00", "30.00"), "floor_price"),
         (range("40.00", "20.00", "30.00"), "floor_price"),
@@ -423,7 +415,7 @@ async fn floor_base_and_ceiling_out_of_order_answer_422_invalid_price_envelope()
 #[tokio::test]
 async fn a_first_day_price_outside_floor_to_ceiling_answers_422_invalid_first_day_price() {
     let app = TestApp::spawn().await;
-    let (_operator, credential) = operator_with_lot(&app).await;
+    let (_operator, credential) = app.operator_with_lot().await;
     for (shape, first_day) in [
         (range("10", "20", "30"), "9.99"),
         (range("10", "20", "30"), "30.01"),
@@ -447,7 +439,7 @@ async fn a_first_day_price_outside_floor_to_ceiling_answers_422_invalid_first_da
 #[tokio::test]
 async fn a_currency_other_than_the_settlement_currency_answers_422_currency_is_not_settlement_currency() {
     let app = TestApp::spawn().await;
-    let (_operator, credential) = operator_with_lot(&app).await;
+    let (_operator, credential) = app.operator_with_lot().await;
     for currency in ["USD", "gbp", "XXX"] {
         let mut body = range("10", "20", "30");
         body["currency"] = json!(currency);
@@ -474,7 +466,7 @@ async fn a_currency_other_than_the_settlement_currency_answers_422_currency_is_n
 #[tokio::test]
 async fn valid_from_and_valid_to_are_plain_dates_and_a_timestamp_is_refused_not_truncated() {
     let app = TestApp::spawn().await;
-    let (_operator, credential) = operator_with_lot(&app).await;
+    let (_operator, credential) = app.operator_with_lot().await;
     for field in ["valid_from", "valid_to"] {
         for value in [
             json!("2026-01-01T00:00:00"),
@@ -500,7 +492,7 @@ async fn valid_from_and_valid_to_are_plain_dates_and_a_timestamp_is_refused_not_
 #[tokio::test]
 async fn valid_to_before_valid_from_answers_422_invalid_validity_window() {
     let app = TestApp::spawn().await;
-    let (_operator, credential) = operator_with_lot(&app).await;
+    let (_operator, credential) = app.operator_with_lot().await;
     let mut body = range("10", "20", "30");
     body["valid_from"] = json!("2026-06-02");
     body["valid_to"] = json!("2026-06-01");
@@ -519,7 +511,7 @@ async fn valid_to_before_valid_from_answers_422_invalid_validity_window() {
 #[tokio::test]
 async fn dynamic_is_a_boolean_defaulting_to_false() {
     let app = TestApp::spawn().await;
-    let (_operator, credential) = operator_with_lot(&app).await;
+    let (_operator, credential) = app.operator_with_lot().await;
     for value in [json!("true"), json!(1), json!(0), json!({})] {
         let mut body = range("10", "20", "30");
         body["dynamic"] = value;
@@ -536,7 +528,7 @@ async fn dynamic_is_a_boolean_defaulting_to_false() {
 #[tokio::test]
 async fn a_dry_run_of_a_create_answers_200_created_with_dry_run_true_and_stores_nothing() {
     let app = TestApp::spawn().await;
-    let (operator, credential) = operator_with_lot(&app).await;
+    let (operator, credential) = app.operator_with_lot().await;
     let response = app.put_rates(&credential, "harbour-1", "dry_run=true", &range("10", "20", "30")).await;
     let answer = assert_rates_result(&response, 200, "harbour-1", "created", &ALL_RATES_CHANGED, true, true);
     assert_eq!(answer["rates"], rates_read_form("10.00", "20.00", "30.00"));
@@ -552,7 +544,7 @@ async fn a_dry_run_of_a_create_answers_200_created_with_dry_run_true_and_stores_
 #[tokio::test]
 async fn a_dry_run_of_an_update_reports_it_and_leaves_the_stored_envelope_as_it_was() {
     let app = TestApp::spawn().await;
-    let (_operator, credential) = operator_with_lot(&app).await;
+    let (_operator, credential) = app.operator_with_lot().await;
     app.put_rates_expecting(&credential, "harbour-1", &range("10", "20", "30"), 201).await;
 
     let response = app.put_rates(&credential, "harbour-1", "dry_run=true", &range("5", "20", "30")).await;
@@ -573,7 +565,7 @@ async fn a_dry_run_of_an_update_reports_it_and_leaves_the_stored_envelope_as_it_
 #[tokio::test]
 async fn dry_run_accepts_only_the_literal_true_and_other_parameters_answer_invalid_query() {
     let app = TestApp::spawn().await;
-    let (_operator, credential) = operator_with_lot(&app).await;
+    let (_operator, credential) = app.operator_with_lot().await;
     for (query, field) in [
         ("dry_run=false", "dry_run"),
         ("dry_run=1", "dry_run"),
@@ -597,7 +589,7 @@ async fn dry_run_accepts_only_the_literal_true_and_other_parameters_answer_inval
 #[tokio::test]
 async fn a_content_type_other_than_json_answers_415_and_a_body_over_64_kib_413_on_the_rates_route() {
     let app = TestApp::spawn().await;
-    let (_operator, credential) = operator_with_lot(&app).await;
+    let (_operator, credential) = app.operator_with_lot().await;
     let bearer = credential.bearer();
     let body = range("10", "20", "30").to_string();
     for content_type in [None, Some("text/plain"), Some("application/json; charset=latin1"), Some("")] {
@@ -633,7 +625,7 @@ async fn a_content_type_other_than_json_answers_415_and_a_body_over_64_kib_413_o
 #[tokio::test]
 async fn options_on_the_rates_route_answers_204_and_other_verbs_405_with_allow() {
     let app = TestApp::spawn().await;
-    let (_operator, credential) = operator_with_lot(&app).await;
+    let (_operator, credential) = app.operator_with_lot().await;
     for path in ["/v1/lots/harbour-1/rates", "/v1/lots/nope/rates?dry_run=maybe", "/v1/lots//rates"] {
         let response = app.request(Method::OPTIONS, path, header_map(&[]), "").await;
         assert_eq!(response.status, 204, "{path}");
@@ -657,7 +649,7 @@ async fn options_on_the_rates_route_answers_204_and_other_verbs_405_with_allow()
 #[tokio::test]
 async fn the_path_id_is_percent_decoded_and_each_operator_has_its_own_envelope_under_one_id() {
     let app = TestApp::spawn().await;
-    let (_operator, credential) = operator_with_lot(&app).await;
+    let (_operator, credential) = app.operator_with_lot().await;
     app.put_lot_expecting(&credential, "a%2Fb%20%C3%A9", &minimal_lot("Slash"), 201).await;
     let response = app.put_rates(&credential, "a%2Fb%20%C3%A9", "", &json!({ "fixed_price": "7" })).await;
     assert_rates_result(&response, 201, "a/b é", "created", &ALL_RATES_CHANGED, true, false);
@@ -680,7 +672,7 @@ async fn the_path_id_is_percent_decoded_and_each_operator_has_its_own_envelope_u
 #[tokio::test]
 async fn money_with_thousands_of_digits_is_invalid_body_naming_the_field() {
     let app = TestApp::spawn().await;
-    let (_operator, credential) = operator_with_lot(&app).await;
+    let (_operator, credential) = app.operator_with_lot().await;
     let digits = format!("1{}", "0".repeat(19_999));
     for body in [
         format!(r#"{{"fixed_price":{digits}}}"#),

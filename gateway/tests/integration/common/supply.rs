@@ -6,7 +6,7 @@
 use http::Method;
 use serde_json::{json, Value};
 
-use super::lots::{assert_write_envelope, json_headers, keys};
+use super::lots::{assert_write_envelope, json_headers, keys, minimal_lot};
 use super::{Credential, Operator, TestApp, TestResponse};
 
 /// The Rates object's keys (spec "Rates"), sorted.
@@ -92,6 +92,14 @@ pub fn closures(periods: &[Value]) -> Value {
 }
 
 impl TestApp {
+    /// An operator with a read_supply + write_supply credential holding the lot `harbour-1`.
+    pub async fn operator_with_lot(&self) -> (Operator, Credential) {
+        let operator = self.make_operator().await;
+        let credential = self.issue(&operator, &["read_supply", "write_supply"], None).await;
+        self.put_lot_expecting(&credential, "harbour-1", &minimal_lot("Harbour"), 201).await;
+        (operator, credential)
+    }
+
     /// PUT /v1/lots/<segment>/rates?<query> with a JSON body and the credential.
     pub async fn put_rates(&self, credential: &Credential, segment: &str, query: &str, body: &Value) -> TestResponse {
         self.request(Method::PUT, &under_lot(segment, "rates", query), json_headers(credential), body.to_string()).await
