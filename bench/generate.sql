@@ -10,7 +10,8 @@
 -- with every scope (`bearer=…`). Writes go straight to the tables as the superuser (the API would
 -- take hours for a million bookings), with triggers and foreign-key checks off
 -- (session_replication_role = replica), each booking's changed_at set as its stamp would be and the
--- closures' day counts (app.lot_booking_days) filled as its triggers would have.
+-- closures' day counts (app.lot_booking_days) filled as its triggers would have. Then 10 000 more
+-- of the large operator's bookings through platform.booking_record, its webhook endpoint armed (below).
 \set ON_ERROR_STOP 1
 \set QUIET 1
 \o /dev/null
@@ -84,7 +85,28 @@ SELECT e.operator_id, e.lot_id, e.day, sum(e.check_ins), sum(e.check_outs)
  GROUP BY e.operator_id, e.lot_id, e.day
  ORDER BY e.operator_id, e.lot_id, e.day;
 
-ANALYZE app.lots, app.lot_rates, app.lot_blocked_periods, app.bookings, app.lot_booking_days;
+-- 10 000 more bookings of the large operator the way production writes them (issue 33): through
+-- platform.booking_record, one a transaction, every trigger on, with the operator's webhook endpoint
+-- armed, so the feed's stamps, the day counts and the hints table (10 000 hints waiting: no worker
+-- runs here) hold what the platform's own writes leave. The endpoint stays armed for the run.
+BEGIN;
+SET LOCAL ROLE authenticated;
+SELECT set_config('request.jwt.claims', '{"sub": "00000000-0000-4000-8000-0000000be4c0", "role": "authenticated"}', true),
+       set_config('request.headers', json_build_object('x-tenant-id', :'large')::text, true);
+SELECT console.webhook_endpoint_register('https://hooks.bench.example/ingest', 'whsec_' || repeat('ab', 32));
+COMMIT;
+SELECT format('SELECT platform.booking_record(%L, %L)', :'large', jsonb_build_object(
+           'external_reference', 'PLT-' || i, 'lot_external_id', 'lot-' || lpad((1 + i % :lots)::text, 6, '0'),
+           'check_in_local', to_char(timestamp '2026-01-01 08:00' + make_interval(days => i % 400), 'YYYY-MM-DD"T"HH24:MI:SS'),
+           'check_out_local', to_char(timestamp '2026-01-01 18:30' + make_interval(days => i % 400 + 1 + i % 5), 'YYYY-MM-DD"T"HH24:MI:SS'),
+           'parking_days', 2 + i % 5, 'status', 'confirmed', 'payment_status', 'paid', 'currency', 'EUR',
+           'total', (20 + i % 300)::text || '.50', 'channel', 'marketplace', 'flight_number', 'BA' || (1000 + i % 9000),
+           'customer', jsonb_build_object('first_name', 'Ada', 'last_name', format('Platform %s', i),
+                                          'email', format('p%s@example.invalid', i), 'phone', '+44 20 7946 0000'),
+           'vehicle_plates', jsonb_build_array(format('PL-%s', i % 1000))))
+  FROM generate_series(1, 10000) AS i \gexec
+
+ANALYZE app.lots, app.lot_rates, app.lot_blocked_periods, app.bookings, app.lot_booking_days, app.webhook_hints;
 
 BEGIN;
 SET LOCAL ROLE authenticated;

@@ -2,7 +2,8 @@
 # make bench: the gateway against PostgreSQL's own limit, written to bench/RESULTS.md.
 #
 # For each data size (bench/generate.sql; small: 1 000 lots and 10 000 bookings, large: 10 000 lots
-# and 1 000 000 bookings, plus small operators) on a fresh database of the local cluster, and for
+# and 1 000 000 bookings, plus small operators; each also 10 000 bookings written through
+# platform.booking_record with the webhook endpoint armed) on a fresh database of the local cluster, and for
 # each route and concurrency (1, 16, 64 connections):
 #   - wrk (Debian's package) drives the release gateway over loopback (bench/wrk/request.lua);
 #   - pgbench makes the gateway's own SQL call, as the gateway's role, over as many connections
@@ -339,28 +340,27 @@ bench_size() {
     done
     # Booking writes (issue 33), as the platform makes them: one booking a transaction through
     # platform.booking_record and platform.booking_update (a status change, a date change), at 1 and
-    # 16 connections, with the operator's webhook endpoint not armed, then armed (every write then
-    # leaves a hint; no worker runs, so the hints pile up as they would behind a slow receiver). The
+    # 16 connections, with the operator's webhook endpoint armed (bench/generate.sql armed it: every
+    # write leaves a hint; no worker runs, so the hints pile up as they would behind a slow receiver),
+    # then disarmed (its waiting hints die, as a disarm does). The
     # platform's functions are SECURITY DEFINER: pgbench calls them as the superuser, against the
     # plainest SQL writing the same row with every trigger on, the lot found by its key
     # (bench/floor/booking_*.sql). No gateway side: no HTTP route writes bookings.
-    webhook_endpoint() {
-        local call="SELECT count(*) FROM console.webhook_endpoint_disarm()"
-        [ "$1" = arm ] && call="SELECT count(*) FROM console.webhook_endpoint_register('https://hooks.bench.example/ingest', 'whsec_' || repeat('ab', 32))"
+    endpoint_disarm() {
         psql "$admin_url" -XqAt -v ON_ERROR_STOP=1 -v operator="$operator" >/dev/null <<<"
             BEGIN;
             SET LOCAL ROLE authenticated;
             SELECT set_config('request.jwt.claims', '{\"sub\": \"00000000-0000-4000-8000-0000000be4c0\", \"role\": \"authenticated\"}', true),
                    set_config('request.headers', json_build_object('x-tenant-id', :'operator')::text, true);
-            $call;
+            SELECT count(*) FROM console.webhook_endpoint_disarm();
             COMMIT;"
     }
     local booking_writes=("platform.booking_record|booking_record.sql" "platform.booking_update, status|booking_status.sql"
                           "platform.booking_update, dates|booking_dates.sql")
     local booking_vars=(-D "operator=$operator" -D "lots=$lots" -D "bookings=$bookings")
     local armed entry script
-    for armed in "not armed" "armed"; do
-        [ "$armed" = armed ] && webhook_endpoint arm
+    for armed in "armed" "not armed"; do
+        [ "$armed" = "not armed" ] && endpoint_disarm
         for entry in "${booking_writes[@]}"; do
             IFS='|' read -r name script <<<"$entry"
             for c in $connections; do
@@ -376,7 +376,6 @@ bench_size() {
             done
         done
     done
-    webhook_endpoint disarm
     # An unchanged lot PUT against a GET of the lot: both scripts in one pgbench run at one connection,
     # interleaved at random, so that both are measured in the same seconds.
     echo "$size: PUT lot, unchanged and GET one lot, interleaved" >&2

@@ -6,7 +6,7 @@
 -- that is not the caller's (before the body), dry run, GET /lots showing the envelope, and the
 -- lot_price_in_force requirement on the lot's own calendar.
 BEGIN;
-SELECT plan(217);
+SELECT plan(222);
 
 -- Operator A (settlement currency EUR) writes and reads; operator B holds a lot of its own.
 CREATE TEMP TABLE fx AS
@@ -238,6 +238,9 @@ SELECT pg_temp.accepts(tests.rates_body(), 'valid_from', 'null', 'an absent vali
 SELECT pg_temp.accepts(tests.rates_body(), 'valid_to', 'null', 'an absent valid_to reads back null');
 SELECT pg_temp.accepts(tests.rates_body('{"valid_from": "2026-01-05"}'), 'valid_from', '"2026-01-05"', 'a plain date valid_from is stored');
 SELECT pg_temp.accepts(tests.rates_body('{"valid_to": "2028-02-29"}'), 'valid_to', '"2028-02-29"', 'a leap day valid_to is stored');
+SELECT pg_temp.accepts(tests.rates_body('{"valid_to": "2400-02-29"}'), 'valid_to', '"2400-02-29"',
+                       'the leap day of a century that is a leap year (2400) is stored');
+SELECT pg_temp.accepts(tests.rates_body('{"valid_to": "9999-12-31"}'), 'valid_to', '"9999-12-31"', 'the last day of year 9999 is stored');
 SELECT pg_temp.accepts(tests.rates_body('{"valid_from": "2026-01-05", "valid_to": "2026-01-05"}'), 'valid_to', '"2026-01-05"',
                        'a window of one day (valid_to = valid_from) is accepted');
 SELECT pg_temp.accepts(tests.rates_body('{"valid_from": null, "valid_to": "2026-01-05"}'), 'valid_from', 'null', 'a window open at the start is accepted');
@@ -253,7 +256,10 @@ INSERT INTO dates_bad VALUES
     (8, '"20260105"', 'a date without dashes'),
     (9, '20260105', 'a number'),
     (10, '""', 'an empty string'),
-    (11, '"0000-01-01"', 'year zero');
+    (11, '"0000-01-01"', 'year zero'),
+    (12, '"2100-02-29"', 'the leap day of a century that is not a leap year'),
+    (13, '"2026-13-01"', 'a thirteenth month'),
+    (14, '"2026-01-05\n"', 'a date followed by a line break');
 SELECT pg_temp.refused(tests.rates_body(format('{"valid_from": %s}', sent)::jsonb), 'invalid_body', 'valid_from',
                        format('valid_from: %s (%s) is invalid_body valid_from', what, sent))
   FROM dates_bad ORDER BY n;

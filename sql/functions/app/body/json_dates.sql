@@ -2,31 +2,39 @@
 -- is refused, never truncated); a local date-time exactly YYYY-MM-DDTHH:MM:SS (no zone). SQL NULL
 -- for an absent key or JSON null; anything else is PT422 p_error naming p_field.
 
--- The JSON string, when it is exactly the text of a real moment in p_format (a to_char pattern of
--- YYYY, MM, DD, HH24, MI, SS and literal "T"): it must read back unchanged.
+-- The JSON string, when it is exactly the text of a real moment in p_format: 'YYYY-MM-DD' or
+-- 'YYYY-MM-DD"T"HH24:MI:SS' (app.json_date, app.json_local_timestamp). The shape is matched first
+-- (the time's ranges with it), then the date's: a year from 0001, a month of 1-12, a day within its
+-- month (the 29th of February only in a leap year). Nothing is cast before it is known to be
+-- castable, so no exception block (a subtransaction on every call) is needed; and the regular
+-- expressions capture nothing (PostgreSQL's dissection of captures cost 50 µs a call).
 CREATE OR REPLACE FUNCTION app.json_calendar_text(p_value jsonb, p_field text, p_error text, p_format text)
 RETURNS text
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    v_text text := p_value #>> '{}';
-    v_shape text := replace(replace(replace(replace(replace(replace(replace(
-        p_format, 'YYYY', '[0-9]{4}'), 'MM', '[0-9]{2}'), 'DD', '[0-9]{2}'), 'HH24', '[0-9]{2}'),
-        'MI', '[0-9]{2}'), 'SS', '[0-9]{2}'), '"T"', 'T');
+    v_text text;
+    v_shape text;
+    v_year integer;
+    v_month integer;
 BEGIN
     IF app.json_absent(p_value) THEN
         RETURN NULL;
     END IF;
-    IF jsonb_typeof(p_value) = 'string' AND v_text ~ ('^' || v_shape || '$') THEN
-        BEGIN
-            IF to_char(v_text::timestamp, p_format) = v_text THEN
-                RETURN v_text;
-            END IF;
-        EXCEPTION
-            WHEN datetime_field_overflow OR invalid_datetime_format THEN
-                NULL;
-        END;
+    v_text := CASE WHEN jsonb_typeof(p_value) = 'string' THEN p_value #>> '{}' END;
+    v_shape := CASE p_format
+        WHEN 'YYYY-MM-DD' THEN '^[0-9]{4}-[0-9]{2}-[0-9]{2}$'
+        WHEN 'YYYY-MM-DD"T"HH24:MI:SS' THEN '^[0-9]{4}-[0-9]{2}-[0-9]{2}T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$'
+    END;
+    IF v_text ~ v_shape THEN
+        v_year := substr(v_text, 1, 4)::integer;
+        v_month := substr(v_text, 6, 2)::integer;
+        IF v_year >= 1 AND v_month BETWEEN 1 AND 12
+           AND substr(v_text, 9, 2)::integer
+               BETWEEN 1 AND extract(day FROM make_date(v_year, v_month, 1) + interval '1 month - 1 day') THEN
+            RETURN v_text;
+        END IF;
     END IF;
     PERFORM app.refuse(422, p_error, p_field);
     RETURN NULL;  -- not reached
@@ -36,18 +44,22 @@ REVOKE ALL ON FUNCTION app.json_calendar_text(jsonb, text, text, text) FROM PUBL
 
 CREATE OR REPLACE FUNCTION app.json_date(p_value jsonb, p_field text, p_error text DEFAULT 'invalid_body')
 RETURNS date
-LANGUAGE sql
+LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT app.json_calendar_text(p_value, p_field, p_error, 'YYYY-MM-DD')::date;
+BEGIN
+    RETURN app.json_calendar_text(p_value, p_field, p_error, 'YYYY-MM-DD')::date;
+END
 $$;
 REVOKE ALL ON FUNCTION app.json_date(jsonb, text, text) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION app.json_local_timestamp(p_value jsonb, p_field text)
 RETURNS timestamp
-LANGUAGE sql
+LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT app.json_calendar_text(p_value, p_field, 'invalid_body', 'YYYY-MM-DD"T"HH24:MI:SS')::timestamp;
+BEGIN
+    RETURN app.json_calendar_text(p_value, p_field, 'invalid_body', 'YYYY-MM-DD"T"HH24:MI:SS')::timestamp;
+END
 $$;
 REVOKE ALL ON FUNCTION app.json_local_timestamp(jsonb, text) FROM PUBLIC;

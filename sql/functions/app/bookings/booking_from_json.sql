@@ -17,7 +17,10 @@ DECLARE
         'customer', 'vehicle_plates'];
     v_booking app.bookings := p_base;
     v_lot_external_id text;
-    v_choice record;
+    v_status_choices text[];
+    v_payment_status_choices text[];
+    v_plates jsonb;
+    v_plates_sound boolean;
     v_customer jsonb;
 BEGIN
     IF jsonb_typeof(p_booking) IS DISTINCT FROM 'object' THEN
@@ -59,13 +62,20 @@ BEGIN
     IF p_booking ? 'parking_days' THEN
         v_booking.parking_days := app.json_integer(p_booking -> 'parking_days', 'parking_days', 1, 3660);
     END IF;
-    -- status, then payment_status: one of the registry's choices (app.json_field's `choice`), onto
-    -- the column of the same name
-    FOR v_choice IN SELECT f.name, f.choices FROM app.booking_fields() AS f
-                     WHERE f.kind = 'choice' AND p_booking ? f.name ORDER BY f.ordinal LOOP
-        v_booking := jsonb_populate_record(v_booking, jsonb_build_object(v_choice.name,
-            app.json_field(p_booking -> v_choice.name, v_choice.name, 'choice', NULL, NULL, v_choice.choices)));
-    END LOOP;
+    -- status, then payment_status: one of the registry's choices (app.json_field's `choice`), both
+    -- lists read in one query
+    IF p_booking ?| ARRAY['status', 'payment_status'] THEN
+        SELECT max(f.choices) FILTER (WHERE f.name = 'status'), max(f.choices) FILTER (WHERE f.name = 'payment_status')
+          INTO v_status_choices, v_payment_status_choices
+          FROM app.booking_fields() AS f;
+    END IF;
+    IF p_booking ? 'status' THEN
+        v_booking.status := app.json_field(p_booking -> 'status', 'status', 'choice', NULL, NULL, v_status_choices) #>> '{}';
+    END IF;
+    IF p_booking ? 'payment_status' THEN
+        v_booking.payment_status := app.json_field(
+            p_booking -> 'payment_status', 'payment_status', 'choice', NULL, NULL, v_payment_status_choices) #>> '{}';
+    END IF;
     IF p_booking ? 'currency' THEN
         v_booking.currency := upper(app.json_text(p_booking -> 'currency', 'currency', 3) COLLATE "C");
         IF v_booking.currency IS NOT NULL AND NOT EXISTS (SELECT FROM app.iso_currencies AS c WHERE c.code = v_booking.currency) THEN
@@ -99,14 +109,17 @@ BEGIN
         v_booking.customer_phone := app.json_text(v_customer -> 'phone', 'customer.phone', 40);
     END IF;
     IF p_booking ? 'vehicle_plates' THEN
-        IF jsonb_typeof(p_booking -> 'vehicle_plates') NOT IN ('array', 'null')
-           OR jsonb_array_length(coalesce(nullif(p_booking -> 'vehicle_plates', 'null'), '[]')) > 10
-           OR EXISTS (SELECT FROM jsonb_array_elements(coalesce(nullif(p_booking -> 'vehicle_plates', 'null'), '[]')) AS p
-                       WHERE jsonb_typeof(p) <> 'string' OR char_length(p #>> '{}') NOT BETWEEN 1 AND 20) THEN
+        v_plates := coalesce(nullif(p_booking -> 'vehicle_plates', 'null'), '[]');
+        IF jsonb_typeof(v_plates) <> 'array' OR jsonb_array_length(v_plates) > 10 THEN
             PERFORM app.refuse(422, 'invalid_body', 'vehicle_plates');
         END IF;
-        v_booking.vehicle_plates := ARRAY(
-            SELECT p FROM jsonb_array_elements_text(coalesce(nullif(p_booking -> 'vehicle_plates', 'null'), '[]')) AS p);
+        SELECT coalesce(array_agg(p #>> '{}' ORDER BY o), '{}'),
+               coalesce(bool_and(jsonb_typeof(p) = 'string' AND char_length(p #>> '{}') BETWEEN 1 AND 20), true)
+          INTO v_booking.vehicle_plates, v_plates_sound
+          FROM jsonb_array_elements(v_plates) WITH ORDINALITY AS e (p, o);
+        IF NOT v_plates_sound THEN
+            PERFORM app.refuse(422, 'invalid_body', 'vehicle_plates');
+        END IF;
     END IF;
 
     -- Required on every booking; the stay runs forward.

@@ -10,15 +10,19 @@
 -- watermark are returned but not committed to, and may come again (clients de-duplicate on
 -- reference). Keyed by operator, one operator's open writer never holds back another's feed.
 
+-- (PL/pgSQL, as app.json_absent says why: both run on every booking write.)
+
 -- The writer lock's first key: the operator's (a hash; two operators sharing one only makes each
 -- other's watermark more cautious, never wrong).
 CREATE OR REPLACE FUNCTION app.booking_writer_key(p_operator_id uuid)
 RETURNS integer
-LANGUAGE sql
+LANGUAGE plpgsql
 IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT hashtext('bookings feed ' || p_operator_id::text);
+BEGIN
+    RETURN hashtext('bookings feed ' || p_operator_id::text);
+END
 $$;
 REVOKE ALL ON FUNCTION app.booking_writer_key(uuid) FROM PUBLIC;
 
@@ -26,12 +30,14 @@ REVOKE ALL ON FUNCTION app.booking_writer_key(uuid) FROM PUBLIC;
 -- start in whole seconds since 2020-01-01, floored; an int4 holds those until 2088).
 CREATE OR REPLACE FUNCTION app.booking_writer_lock(p_operator_id uuid)
 RETURNS void
-LANGUAGE sql
+LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT pg_advisory_xact_lock_shared(
+BEGIN
+    PERFORM pg_advisory_xact_lock_shared(
         app.booking_writer_key(p_operator_id),
         floor(extract(epoch FROM now() - timestamptz '2020-01-01 00:00:00+00'))::integer);
+END
 $$;
 REVOKE ALL ON FUNCTION app.booking_writer_lock(uuid) FROM PUBLIC;
 
