@@ -21,6 +21,7 @@ DECLARE
     v_payment_status_choices text[];
     v_plates jsonb;
     v_plates_sound boolean;
+    v_missing text;
     v_customer jsonb;
 BEGIN
     IF jsonb_typeof(p_booking) IS DISTINCT FROM 'object' THEN
@@ -123,15 +124,20 @@ BEGIN
     END IF;
 
     -- Required on every booking; the stay runs forward.
-    IF v_booking.lot_id IS NULL THEN PERFORM app.refuse(422, 'missing_field', 'lot_external_id'); END IF;
-    IF v_booking.check_in_local IS NULL THEN PERFORM app.refuse(422, 'missing_field', 'check_in_local'); END IF;
-    IF v_booking.check_out_local IS NULL THEN PERFORM app.refuse(422, 'missing_field', 'check_out_local'); END IF;
-    IF v_booking.parking_days IS NULL THEN PERFORM app.refuse(422, 'missing_field', 'parking_days'); END IF;
-    IF v_booking.status IS NULL THEN PERFORM app.refuse(422, 'missing_field', 'status'); END IF;
-    IF v_booking.payment_status IS NULL THEN PERFORM app.refuse(422, 'missing_field', 'payment_status'); END IF;
-    IF v_booking.currency IS NULL THEN PERFORM app.refuse(422, 'missing_field', 'currency'); END IF;
-    IF v_booking.total IS NULL THEN PERFORM app.refuse(422, 'missing_field', 'total'); END IF;
-    IF v_booking.channel IS NULL THEN PERFORM app.refuse(422, 'missing_field', 'channel'); END IF;
+    v_missing := CASE
+        WHEN v_booking.lot_id IS NULL THEN 'lot_external_id'
+        WHEN v_booking.check_in_local IS NULL THEN 'check_in_local'
+        WHEN v_booking.check_out_local IS NULL THEN 'check_out_local'
+        WHEN v_booking.parking_days IS NULL THEN 'parking_days'
+        WHEN v_booking.status IS NULL THEN 'status'
+        WHEN v_booking.payment_status IS NULL THEN 'payment_status'
+        WHEN v_booking.currency IS NULL THEN 'currency'
+        WHEN v_booking.total IS NULL THEN 'total'
+        WHEN v_booking.channel IS NULL THEN 'channel'
+    END;
+    IF v_missing IS NOT NULL THEN
+        PERFORM app.refuse(422, 'missing_field', v_missing);
+    END IF;
     IF v_booking.check_out_local <= v_booking.check_in_local THEN
         PERFORM app.refuse(422, 'invalid_body', 'check_out_local');
     END IF;
