@@ -5,7 +5,8 @@
 # and 1 000 000 bookings, plus small operators; each also 10 000 bookings written through
 # platform.booking_record with the webhook endpoint armed) on a fresh database of the local cluster, and for
 # each route and concurrency (1, 16, 64 connections):
-#   - wrk (Debian's package) drives the release gateway over loopback (bench/wrk/request.lua);
+#   - wrk (Debian's package) drives the release gateway over loopback (bench/wrk/request.lua), and
+#     the same requests to the pass-through floor (bench/passthrough: the route's call and nothing else);
 #   - pgbench makes the gateway's own SQL call, as the gateway's role, over as many connections
 #     (bench/pgbench/);
 #   - for the read routes, pgbench runs the plainest SQL returning the same JSON as the superuser
@@ -14,8 +15,8 @@
 # Rate limits are lifted for the run (RATE_LIMITS=off) and the results say so. The gateway's peak
 # resident memory is read from /proc at the end of each size.
 #
-# The gateway and pgbench are compared in alternating rounds (wrk, then pgbench, then the floor,
-# BENCH_ROUNDS times over): this machine's speed drifts by 10-30 % from one run of a few seconds to
+# The gateway and pgbench are compared in alternating rounds (wrk, then wrk to the pass-through, then
+# pgbench, then the floor, BENCH_ROUNDS times over): this machine's speed drifts by 10-30 % from one run of a few seconds to
 # the next, and rounds spread that drift over both sides instead of handing it to one. Every side is
 # measured warm: wrk runs one unmeasured second before the first round (the gateway's sessions
 # prepare the route's statement), and pgbench, whose sessions are new each round, runs a second
@@ -50,10 +51,13 @@ connections="${BENCH_CONNECTIONS:-1 16 64}"
 out="${BENCH_OUT:-$root/bench/RESULTS.md}"
 port="${BENCH_PORT:-18080}"
 admin_port="${BENCH_ADMIN_PORT:-$(( port + 1 ))}"   # the gateway's /metrics, read at one connection
+bare_port="${BENCH_BARE_PORT:-$(( port + 2 ))}"   # the pass-through floor (bench/passthrough)
 work="$(mktemp -d)"
 gateway_pid=""
+bare_pid=""
 cleanup() {
     [ -n "$gateway_pid" ] && kill "$gateway_pid" 2>/dev/null && wait "$gateway_pid" 2>/dev/null
+    [ -n "$bare_pid" ] && kill "$bare_pid" 2>/dev/null && wait "$bare_pid" 2>/dev/null
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -78,7 +82,7 @@ fi
 if [ "$(psql "$cluster_url" -XAtqc "SHOW pg_stat_statements.track")" != none ]; then
     psql "$cluster_url" -XAtq -c "ALTER SYSTEM SET pg_stat_statements.track = 'none'" -c "SELECT pg_reload_conf()" >/dev/null
 fi
-(cd "$root" && cargo build --release --locked --bin ingest)
+(cd "$root" && cargo build --release --locked --bin ingest --bin bench-passthrough)
 ingest="$root/target/release/ingest"
 
 # --- measuring -----------------------------------------------------------------------------------
@@ -86,12 +90,12 @@ ingest="$root/target/release/ingest"
 # The p-th percentile (0-100) of the numbers on stdin, one per line.
 percentile() { sort -n | awk -v p="$1" '{ v[NR] = $1 } END { i = int((NR * p + 99) / 100); if (i < 1) i = 1; print v[i] + 0 }'; }
 
-# wrk for $2 seconds at $1 connections with the request of the BENCH_* environment:
-# "req/s p50_ms p99_ms errors requests mean_ms".
+# wrk for $2 seconds at $1 connections to port $3 (default: the gateway's) with the request of the
+# BENCH_* environment: "req/s p50_ms p99_ms errors requests mean_ms".
 run_wrk() {
     local c="$1" seconds="$2" threads=2
     [ "$c" -lt 2 ] && threads=1
-    wrk -t"$threads" -c"$c" -d"${seconds}s" --latency -s "$root/bench/wrk/request.lua" "http://127.0.0.1:$port" \
+    wrk -t"$threads" -c"$c" -d"${seconds}s" --latency -s "$root/bench/wrk/request.lua" "http://127.0.0.1:${3:-$port}" \
         >"$work/wrk.out" 2>&1 || true
     awk '
         function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
@@ -267,7 +271,14 @@ bench_size() {
         CPU_SCHEDULING=batch WEBHOOK_WORKER=off ADMIN_LISTEN_ADDR="127.0.0.1:$admin_port" LOG_LEVEL=warn \
         "$ingest" serve >"$work/gateway.log" 2>&1 &
     gateway_pid=$!
+    # The floor this architecture cannot beat (bench/passthrough): the same calls over a pool of the
+    # same size and the same session settings that matter to a plan (generic plans), under the same
+    # CPU scheduling, with nothing else.
+    DATABASE_URL="$gateway_url?options=-c%20plan_cache_mode%3Dforce_generic_plan" LISTEN_ADDR="127.0.0.1:$bare_port" \
+        POOL_SIZE=64 chrt --batch 0 "$root/target/release/bench-passthrough" >"$work/bare.log" 2>&1 &
+    bare_pid=$!
     for _ in $(seq 50); do curl -fs -o /dev/null -H "Authorization: $auth" "http://127.0.0.1:$port/v1/ping" && break; sleep 0.1; done
+    for _ in $(seq 50); do curl -fs -o /dev/null -H "Authorization: $auth" "http://127.0.0.1:$bare_port/v1/ping" && break; sleep 0.1; done
 
     # name | method | path | body | pgbench script and its variables | floor script and its variables |
     # "write" (WAL per request measured) or "refused <status>" (the status every answer must have)
@@ -293,12 +304,12 @@ bench_size() {
         "GET /bookings (500, following next)|GET|/v1/bookings?limit=500||bookings_page.sql -D next=none -D limit=500|bookings_page.sql -D limit=500 -D at=-infinity -D ref=none|"
     )
     local scenario name method path body pgb floor writes c body_file pgb_args extra floor_args
-    # wrk at $c connections with the route's request, for $1 seconds.
+    # wrk at $c connections with the route's request, for $1 seconds, to port $2 (default: the gateway).
     gateway_run() {
         BENCH_METHOD="$method" BENCH_PATH="$path" BENCH_AUTHORIZATION="$auth" BENCH_BODY_FILE="$body_file" \
         BENCH_FOLLOW="$([[ "$path" == /v1/bookings* ]] && echo next)" \
         BENCH_CHANGING="$([[ "$path" == *"{lot}"* ]] && echo capacity)" \
-        BENCH_EXPECT="$([[ "$writes" == refused* ]] && echo "${writes#refused }")" run_wrk "$c" "$1"
+        BENCH_EXPECT="$([[ "$writes" == refused* ]] && echo "${writes#refused }")" run_wrk "$c" "$1" "${2:-$port}"
     }
     for scenario in "${scenarios[@]}"; do
         IFS='|' read -r name method path body pgb floor writes <<<"$scenario"
@@ -308,17 +319,19 @@ bench_size() {
         [ -n "$floor" ] && read -r -a floor_args <<<"$floor"
         for c in $connections; do
             echo "$size: $name at $c" >&2
-            local gw pg fl wal="" round wal_bytes=0 gw_rounds=() pg_rounds=() fl_rounds=()
+            local gw pg fl bare wal="" round wal_bytes=0 gw_rounds=() pg_rounds=() fl_rounds=() bare_rounds=()
             # Vacuum and analyze first: the route starts on clean tables, whatever an earlier route
             # (the changing PUT's dead rows and 512 lots) left. Then the unmeasured second.
             [ "$writes" = write ] && psql "$admin_url" -XqAt -c "VACUUM ANALYZE"
             gateway_run 1 >/dev/null
+            gateway_run 1 "$bare_port" >/dev/null
             local clocks_before=""
             [ "$c" = 1 ] && clocks_before="$(gateway_clocks)"
             for round in $(seq "$rounds"); do
                 [ "$writes" = write ] && statement_wal_reset
                 gw_rounds+=("$(gateway_run "$window")")
                 [ "$writes" = write ] && wal_bytes=$(( wal_bytes + $(statement_wal_bytes) ))
+                bare_rounds+=("$(gateway_run "$window" "$bare_port")")
                 # (no pgbench for a refusal: pgbench ends a client at its first error)
                 [ -n "$pgb" ] && pg_rounds+=("$(run_pgbench "$c" "$gateway_url" -f "$root/bench/pgbench/${pgb_args[0]}" \
                                                     -D "auth=$auth" "${extra[@]}" "${pgb_args[@]:1}")")
@@ -327,6 +340,7 @@ bench_size() {
                                                       "${extra[@]}" "${floor_args[@]:1}")")
             done
             gw="$(combine_rounds "${gw_rounds[@]}")"
+            bare="$(combine_rounds "${bare_rounds[@]}")"
             [ "$c" = 1 ] && one_connection+=("$size|$name|$(same_requests_means "$clocks_before" "$(gateway_clocks)" "${gw_rounds[@]}")")
             pg="- - - - -"; fl="- - - - -"
             [ -n "$pgb" ] && pg="$(combine_rounds "${pg_rounds[@]}")"
@@ -335,7 +349,7 @@ bench_size() {
                 local requests; requests="$(echo "$gw" | cut -d' ' -f5)"
                 wal="$(( wal_bytes / (requests > 0 ? requests : 1) ))"
             fi
-            rows+=("$size|$name|$c|$gw|$pg|$fl|$wal")
+            rows+=("$size|$name|$c|$gw|$pg|$fl|$wal|$bare")
         done
     done
     # Booking writes (issue 33), as the platform makes them: one booking a transaction through
@@ -372,7 +386,7 @@ bench_size() {
                     pg_rounds+=("$(run_pgbench "$c" "$admin_url" -f "$root/bench/pgbench/$script" "${booking_vars[@]}")")
                     fl_rounds+=("$(run_pgbench "$c" "$admin_url" -f "$root/bench/floor/$script" "${booking_vars[@]}")")
                 done
-                rows+=("$size|$name (endpoint $armed)|$c|- - - - -|$(combine_rounds "${pg_rounds[@]}")|$(combine_rounds "${fl_rounds[@]}")|")
+                rows+=("$size|$name (endpoint $armed)|$c|- - - - -|$(combine_rounds "${pg_rounds[@]}")|$(combine_rounds "${fl_rounds[@]}")||- - - - -")
             done
         done
     done
@@ -387,6 +401,7 @@ bench_size() {
     interleaved+=("$size: $(script_p50 0) / $(script_p50 1)")
     peak_rss+=("$size: $(awk '/VmHWM/ { printf "%.1f MiB", $2 / 1024 }' "/proc/$gateway_pid/status")")
     kill "$gateway_pid"; wait "$gateway_pid" 2>/dev/null || true; gateway_pid=""
+    kill "$bare_pid"; wait "$bare_pid" 2>/dev/null || true; bare_pid=""
 }
 
 for size in $sizes; do bench_size "$size"; done
@@ -411,22 +426,27 @@ if [ -f "$out" ]; then cp "$out" "$earlier"; else : >"$earlier"; fi
     echo "gw/pg = gateway req/s ÷ pgbench tps; fn/floor = pgbench p50 ÷ floor p50; WAL = bytes the gateway's"
     echo "statements wrote per request (write routes; pg_stat_statements, commit records not included)."
     echo "Errors: non-2xx answers and socket errors (wrk), failed transactions (pgbench)."
+    echo "Bare: the pass-through floor (bench/passthrough: the route's same call over a pool of 64, nothing"
+    echo "else), driven by wrk like the gateway; gw/bare = gateway req/s ÷ bare req/s; bare/pg = bare req/s ÷"
+    echo "pgbench tps."
     echo
     echo "Gateway peak resident memory: ${peak_rss[*]}."
     echo
     echo "PUT lot, unchanged / GET one lot, interleaved in one pgbench run at one connection (p50, ms): ${interleaved[*]}."
     echo
-    echo "| size | route | conns | gateway req/s | p50 | p99 | errors | pgbench tps | p50 | p99 | errors | gw/pg | floor tps | floor p50 | fn/floor | WAL B/req |"
-    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    echo "| size | route | conns | gateway req/s | p50 | p99 | errors | pgbench tps | p50 | p99 | errors | gw/pg | floor tps | floor p50 | fn/floor | WAL B/req | bare req/s | bare p50 | bare errors | gw/bare | bare/pg |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    # a ÷ b to two decimals, or "-" when either is missing
+    ratio_of() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "-" && b != "-" && b > 0) printf "%.2f", a / b; else print "-" }'; }
     for row in "${rows[@]}"; do
-        IFS='|' read -r size name c gw pg fl wal <<<"$row"
+        IFS='|' read -r size name c gw pg fl wal bare <<<"$row"
         read -r g_rps g_p50 g_p99 g_err _ <<<"$gw"
         read -r p_tps p_p50 p_p99 p_err _ <<<"$pg"
         read -r f_tps f_p50 _ _ _ <<<"$fl"
-        ratio="$(awk -v a="$g_rps" -v b="$p_tps" 'BEGIN { if (a != "-" && b > 0) printf "%.2f", a / b; else print "-" }')"
+        read -r b_rps b_p50 _ b_err _ <<<"${bare:-- - - - -}"
         floor_ratio="-"
-        [ "$f_tps" != "-" ] && [ "$p_tps" != "-" ] && floor_ratio="$(awk -v a="$p_p50" -v b="$f_p50" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')"
-        echo "| $size | $name | $c | $g_rps | $g_p50 | $g_p99 | $g_err | $p_tps | $p_p50 | $p_p99 | $p_err | $ratio | $f_tps | $f_p50 | $floor_ratio | ${wal:--} |"
+        [ "$f_tps" != "-" ] && [ "$p_tps" != "-" ] && floor_ratio="$(ratio_of "$p_p50" "$f_p50")"
+        echo "| $size | $name | $c | $g_rps | $g_p50 | $g_p99 | $g_err | $p_tps | $p_p50 | $p_p99 | $p_err | $(ratio_of "$g_rps" "$p_tps") | $f_tps | $f_p50 | $floor_ratio | ${wal:--} | $b_rps | $b_p50 | $b_err | $(ratio_of "$g_rps" "$b_rps") | $(ratio_of "$b_rps" "$p_tps") |"
     done
     echo
     echo "## One connection: where the added time goes"

@@ -11,8 +11,9 @@ set -euo pipefail
 results="$1"
 earlier="${2:-/dev/null}"
 
-# Rows "size|route|conns|gw_rps|gw_p50|gw_p99|gw_err|pg_tps|pg_p50|pg_p99|pg_err|gw_pg|floor_tps|floor_p50|fn_floor|wal"
-# of a results table, spaces trimmed.
+# Rows "size|route|conns|gw_rps|gw_p50|gw_p99|gw_err|pg_tps|pg_p50|pg_p99|pg_err|gw_pg|floor_tps|floor_p50|fn_floor|wal
+# |bare_rps|bare_p50|bare_err|gw_bare|bare_pg" of a results table, spaces trimmed (runs before the
+# pass-through floor have no bare_* fields).
 table_rows() {
     awk -F'|' '/^\| (small|large) \|/ {
         line = ""
@@ -30,7 +31,13 @@ duration="$(grep -o -m1 -e 'measured [0-9]* s on a route' -e '[0-9]* s per run' 
 # interleaved in one pgbench run (runs before it was measured so have no such line, and no such row).
 interleaved="$(sed -n 's/^PUT lot, unchanged \/ GET one lot, interleaved .*(p50, ms): \(.*\)\.$/\1/p' "$results")"
 
-{ table_rows "$results" | sed 's/^/now|/'; table_rows "$earlier" | sed 's/^/was|/'; } |
+# Rows "route|size|own_us" of the one-connection table (the gateway's own code per request, in µs).
+own_rows() {
+    awk -F'|' '/^\| [^|]+ \| (small|large) \| [0-9.]+ \|/ && NF == 9 {
+        r = $2; s = $3; o = $7; gsub(/^ +| +$/, "", r); gsub(/^ +| +$/, "", s); gsub(/^ +| +$/, "", o); print r "|" s "|" o }' "$1"
+}
+
+{ table_rows "$results" | sed 's/^/now|/'; table_rows "$earlier" | sed 's/^/was|/'; own_rows "$results" | sed 's/^/own|/'; } |
     awk -F'|' -v earlier_run="$earlier_run" -v peak_rss="$peak_rss" -v interleaved="$interleaved" \
         -v duration="${duration:-5}" -v stamp_bytes=9216 '
     function key(size, route, conns) { return size SUBSEP route SUBSEP conns }
@@ -39,9 +46,12 @@ interleaved="$(sed -n 's/^PUT lot, unchanged \/ GET one lot, interleaved .*(p50,
     {
         run = $1; k = key($2, $3, $4)
         if (run == "was") { was_pg_p50[k] = $10; was_gw[k] = $5; was_ratio[k] = $13; next }
+        if (run == "own") { owns[++n_own] = $2 "|" $3 "|" $4; next }
         rows[++n] = k; size[k] = $2; route[k] = $3; conns[k] = $4
         gw[k] = $5; gw_p50[k] = $6; gw_err[k] = $8; pg[k] = $9; pg_p50[k] = $10; pg_err[k] = $12
         ratio[k] = $13; floor_p50[k] = $15; fn_floor[k] = $16; wal[k] = $17
+        bare[k] = (NF >= 22) ? $18 : "-"; bare_p50[k] = (NF >= 22) ? $19 : "-"; bare_err[k] = (NF >= 22 && $20 != "-") ? $20 : 0
+        gw_bare[k] = (NF >= 22) ? $21 : "-"
     }
     END {
         print "## Targets"
@@ -53,23 +63,39 @@ interleaved="$(sed -n 's/^PUT lot, unchanged \/ GET one lot, interleaved .*(p50,
         errors = 0
         for (i = 1; i <= n; i++) {
             k = rows[i]
-            errors += gw_err[k] + pg_err[k]
+            errors += gw_err[k] + pg_err[k] + bare_err[k]
             if (conns[k] == 1 && fn_floor[k] != "-" && route[k] !~ /64 KiB read|^platform\./)
                 printf "| read function ≤ 2 × its floor | %s | %s | %s ms ÷ %s ms = %s | %s |\n",
                     size[k], route[k], ms(pg_p50[k]), ms(floor_p50[k]), fn_floor[k], met(fn_floor[k] <= 2)
         }
+        # Issue 33: the gateway against the floor its architecture cannot beat (the pass-through), on
+        # every route and at every concurrency; against pgbench only where the database call takes 1 ms
+        # or more (pgbench p50 at one connection), where the share of HTTP is small.
         for (i = 1; i <= n; i++) {
             k = rows[i]
-            if (conns[k] == 16 && ratio[k] != "-")
-                printf "| gateway ≥ 0.90 × pgbench, 16 connections | %s | %s | %s | %s |\n",
-                    size[k], route[k], ratio[k], met(ratio[k] >= 0.9)
+            if (gw_bare[k] != "-")
+                printf "| gateway ≥ 0.95 × the pass-through floor | %s | %s at %s | %s | %s |\n",
+                    size[k], route[k], conns[k], gw_bare[k], met(gw_bare[k] >= 0.95)
         }
         for (i = 1; i <= n; i++) {
             k = rows[i]
-            if (conns[k] == 1 && pg[k] != "-" && gw_p50[k] != "-" && pg_p50[k] > 0)
-                printf "| gateway adds ≤ 0.15 ms at p50, one connection | %s | %s | %s − %s = %s ms | %s |\n",
-                    size[k], route[k], ms(gw_p50[k]), ms(pg_p50[k]), ms(gw_p50[k] - pg_p50[k]),
-                    met(gw_p50[k] - pg_p50[k] <= 0.15)
+            one = key(size[k], route[k], 1)
+            if (ratio[k] != "-" && (one in pg_p50) && pg_p50[one] >= 1)
+                printf "| gateway ≥ 0.90 × pgbench, database call ≥ 1 ms | %s | %s at %s | %s | %s |\n",
+                    size[k], route[k], conns[k], ratio[k], met(ratio[k] >= 0.9)
+        }
+        for (i = 1; i <= n; i++) {
+            k = rows[i]
+            if (conns[k] == 1 && gw_p50[k] != "-" && bare_p50[k] != "-")
+                printf "| gateway p50 ≤ the pass-through p50 + 0.03 ms, one connection | %s | %s | %s − %s = %s ms | %s |\n",
+                    size[k], route[k], ms(gw_p50[k]), ms(bare_p50[k]), ms(gw_p50[k] - bare_p50[k]),
+                    met(gw_p50[k] - bare_p50[k] <= 0.03)
+        }
+        for (o = 1; o <= n_own; o++) {
+            split(owns[o], own, "|")
+            if (own[3] != "-")
+                printf "| the gateway own code ≤ 20 µs a request, one connection | %s | %s | %s µs | %s |\n",
+                    own[2], own[1], own[3], met(own[3] <= 20)
         }
         for (i = 1; i <= n; i++) {
             k = rows[i]

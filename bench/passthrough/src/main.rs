@@ -1,0 +1,94 @@
+//! The floor the gateway's architecture cannot beat (issue 33), for `make bench`: hyper over
+//! tokio-postgres with a pool of the gateway's size, and per request the route's one call — the
+//! gateway's own SQL, read off its route table — prepared once per connection, its status and body
+//! sent back as they come. No authentication parsing, rate limits, query rules, JSON syntax,
+//! metrics, logs or timeouts; a refusal (SQLSTATE PTnnn) answers status nnn with its code alone.
+//!
+//! The call's arguments, by the shape of the route's call: the Authorization header; a page's
+//! text parameter (any query parameter but `limit`, as sent: the bench's need no decoding) and
+//! limit; the lot id of the path; a write's body text, `dry_run` false and no syntax fault.
+//!
+//!   DATABASE_URL=postgres://… LISTEN_ADDR=127.0.0.1:18082 POOL_SIZE=64 bench-passthrough
+
+use std::convert::Infallible;
+use std::env;
+
+use bytes::Bytes;
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
+use gateway::routes::{match_path, Call};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpListener;
+
+fn setting(name: &str) -> String {
+    env::var(name).unwrap_or_else(|_| panic!("{name} is not set"))
+}
+
+#[tokio::main]
+async fn main() {
+    let config: tokio_postgres::Config = setting("DATABASE_URL").parse().expect("DATABASE_URL");
+    let recycling = ManagerConfig { recycling_method: RecyclingMethod::Fast };
+    let manager = Manager::from_config(config, tokio_postgres::NoTls, recycling);
+    let pool_size = setting("POOL_SIZE").parse().expect("POOL_SIZE");
+    let pool = Pool::builder(manager).max_size(pool_size).build().expect("pool");
+    let listener = TcpListener::bind(setting("LISTEN_ADDR")).await.expect("LISTEN_ADDR");
+    loop {
+        let (stream, _) = listener.accept().await.expect("accept");
+        let _ = stream.set_nodelay(true);
+        let pool = pool.clone();
+        tokio::spawn(async move {
+            let service = hyper::service::service_fn(move |request| answer(pool.clone(), request));
+            let _ = hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service).await;
+        });
+    }
+}
+
+async fn answer(pool: Pool, request: Request<Incoming>) -> Result<Response<Full<Bytes>>, Infallible> {
+    let (parts, body) = request.into_parts();
+    let Some(matched) = match_path("/v1", parts.uri.path()) else {
+        return Ok(status_only(StatusCode::NOT_FOUND));
+    };
+    let Some(operation) = matched.route.operation(&parts.method) else {
+        return Ok(status_only(StatusCode::METHOD_NOT_ALLOWED));
+    };
+    let body = body.collect().await.map(|body| body.to_bytes()).unwrap_or_default();
+    let body = std::str::from_utf8(&body).ok();
+    let authorization = parts.headers.get("authorization").and_then(|value| value.to_str().ok());
+    let lot = matched.external_id.as_deref();
+    let (mut text, mut limit) = (None::<&str>, None::<i32>);
+    for (name, value) in parts.uri.query().unwrap_or("").split('&').filter_map(|pair| pair.split_once('=')) {
+        match name {
+            "limit" => limit = value.parse().ok(),
+            _ => text = Some(value),
+        }
+    }
+    let no_fault: Option<serde_json::Value> = None;
+    let client = pool.get().await.expect("a database connection");
+    let statement = client.prepare_cached(operation.call.sql()).await.expect("the statement");
+    let row = match operation.call {
+        Call::Credential(_) => client.query_one(&statement, &[&authorization]).await,
+        Call::Page(_) => client.query_one(&statement, &[&authorization, &text, &limit]).await,
+        Call::UnderLot(_) => client.query_one(&statement, &[&authorization, &lot]).await,
+        Call::Write(_) => client.query_one(&statement, &[&authorization, &lot, &body, &false, &no_fault]).await,
+    };
+    // A refusal (SQLSTATE PTnnn) answers nnn with its code; the gateway's error table does more.
+    let (status, body) = match row {
+        Ok(row) => (u16::try_from(row.get::<_, i32>(0)).unwrap_or(500), row.get::<_, String>(1)),
+        Err(error) => match error.as_db_error().filter(|db| db.code().code().starts_with("PT")) {
+            Some(db) => (db.code().code()[2..].parse().unwrap_or(500), format!("{{\"error\": \"{}\"}}", db.message())),
+            None => (500, String::from("{\"error\": \"internal\"}")),
+        },
+    };
+    let mut response = Response::new(Full::new(Bytes::from(body)));
+    *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    response.headers_mut().insert("content-type", hyper::header::HeaderValue::from_static("application/json"));
+    Ok(response)
+}
+
+fn status_only(status: StatusCode) -> Response<Full<Bytes>> {
+    let mut response = Response::new(Full::new(Bytes::new()));
+    *response.status_mut() = status;
+    response
+}
