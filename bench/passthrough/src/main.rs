@@ -1,8 +1,9 @@
 //! The floor the gateway's architecture cannot beat (issue 33), for `make bench`: hyper over
-//! tokio-postgres with a pool of the gateway's size, and per request the route's one call — the
-//! gateway's own SQL, read off its route table — prepared once per connection, its status and body
-//! sent back as they come. No authentication parsing, rate limits, query rules, JSON syntax,
-//! metrics, logs or timeouts; a refusal (SQLSTATE PTnnn) answers status nnn with its code alone.
+//! tokio-postgres with a pool of the gateway's size and queue order (last in, first out), and per
+//! request the route's one call — the gateway's own SQL, read off its route table — prepared once
+//! per connection, its status and body sent back as they come. No authentication parsing, rate
+//! limits, query rules, JSON syntax, metrics, logs or timeouts; a refusal (SQLSTATE PTnnn) answers
+//! status nnn with its code alone.
 //!
 //! The call's arguments, by the shape of the route's call: the Authorization header; a page's
 //! text parameter (any query parameter but `limit`, as sent: the bench's need no decoding) and
@@ -14,7 +15,7 @@ use std::convert::Infallible;
 use std::env;
 
 use bytes::Bytes;
-use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
+use deadpool_postgres::{Manager, ManagerConfig, Pool, QueueMode, RecyclingMethod};
 use gateway::routes::{match_path, Call};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
@@ -32,7 +33,8 @@ async fn main() {
     let recycling = ManagerConfig { recycling_method: RecyclingMethod::Fast };
     let manager = Manager::from_config(config, tokio_postgres::NoTls, recycling);
     let pool_size = setting("POOL_SIZE").parse().expect("POOL_SIZE");
-    let pool = Pool::builder(manager).max_size(pool_size).build().expect("pool");
+    // Last in, first out, like the gateway's pool: a light load keeps to a few warm backends.
+    let pool = Pool::builder(manager).max_size(pool_size).queue_mode(QueueMode::Lifo).build().expect("pool");
     let listener = TcpListener::bind(setting("LISTEN_ADDR")).await.expect("LISTEN_ADDR");
     loop {
         let (stream, _) = listener.accept().await.expect("accept");

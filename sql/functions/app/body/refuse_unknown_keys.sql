@@ -9,13 +9,12 @@ RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+    v_unknown text := (SELECT k FROM jsonb_object_keys(p_object) AS k WHERE k <> ALL (p_known) ORDER BY k COLLATE "C" LIMIT 1);
 BEGIN
-    -- The known keys taken out, nothing may be left: an expression, no query, on the usual path.
-    IF p_object - p_known = '{}' THEN
-        RETURN;
+    IF v_unknown IS NOT NULL THEN
+        PERFORM app.refuse(422, p_error, p_prefix || v_unknown);
     END IF;
-    PERFORM app.refuse(422, p_error, p_prefix || (
-        SELECT k FROM jsonb_object_keys(p_object) AS k WHERE k <> ALL (p_known) ORDER BY k COLLATE "C" LIMIT 1));
 END
 $$;
 REVOKE ALL ON FUNCTION app.refuse_unknown_keys(jsonb, text[], text, text) FROM PUBLIC;
