@@ -94,7 +94,7 @@ own_rows() {
         for (o = 1; o <= n_own; o++) {
             split(owns[o], own, "|")
             if (own[3] != "-")
-                printf "| the gateway own code ≤ 20 µs a request, one connection | %s | %s | %s µs | %s |\n",
+                printf "| own code of the gateway ≤ 20 µs a request, one connection | %s | %s | %s µs | %s |\n",
                     own[2], own[1], own[3], met(own[3] <= 20)
         }
         for (i = 1; i <= n; i++) {

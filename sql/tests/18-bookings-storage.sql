@@ -5,7 +5,7 @@
 -- insert and update (the feed's order) and on no update that changes nothing; bookings are never
 -- deleted, and a lot that has ever taken a booking can never be deleted, by anyone.
 BEGIN;
-SELECT plan(196);
+SELECT plan(203);
 
 CREATE TEMP TABLE fx AS
 SELECT a, b, tests.issue_credential(a, ARRAY['write_supply']) AS bearer, tests.issue_credential(b, ARRAY['write_supply']) AS b_bearer
@@ -206,7 +206,13 @@ INSERT INTO bad_value VALUES
     (49, 'external_reference', to_jsonb(repeat('e', 201)), 'an external reference of 201 characters'),
     (50, 'external_reference', '1001', 'a numeric external reference'),
     (51, 'flight_number', '""', 'an empty flight number'),
-    (52, 'flight_number', '"BA12345678901234X"', 'a flight number of 17 characters');
+    (52, 'flight_number', '"BA12345678901234X"', 'a flight number of 17 characters'),
+    (53, 'check_in_local', '"2026-03-10T08:60:00"', 'a check-in at minute 60'),
+    (54, 'check_in_local', '"2026-03-10T25:00:00"', 'a check-in at hour 25'),
+    (55, 'check_in_local', '"2026-00-10T08:00:00"', 'a check-in in month 00'),
+    (56, 'check_in_local', '"2026-03-00T08:00:00"', 'a check-in on day 00'),
+    (57, 'check_in_local', '"２０２６-03-10T08:00:00"', 'a check-in with a year in full-width digits'),
+    (58, 'check_in_local', '"2025-02-29T08:00:00"', 'a check-in on the 29th of February of a common year');
 SELECT pg_temp.refused(pg_temp.body(jsonb_build_object(key, sent)), 'invalid_body', key,
                        format('%s (%s) is invalid_body %s', what, CASE WHEN length(sent::text) > 40 THEN left(sent::text, 20) || '…' ELSE sent::text END, key))
   FROM bad_value ORDER BY n;
@@ -241,7 +247,8 @@ INSERT INTO good_value VALUES
     (11, 'check_in_local', '"2026-03-13T18:29:59"', '"2026-03-13T18:29:59"', 'a check-in a second before the check-out'),
     (12, 'check_in_local', '"2026-02-28T23:59:59"', '"2026-02-28T23:59:59"', 'a check-in at the last second of a day'),
     (13, 'vehicle_plates', '["1", "2", "3", "4", "5", "6", "7", "8", "9", "10"]', '["1", "2", "3", "4", "5", "6", "7", "8", "9", "10"]', 'ten plates'),
-    (14, 'vehicle_plates', '["AAAAAAAAAAAAAAAAAAAA", "B 1"]', '["AAAAAAAAAAAAAAAAAAAA", "B 1"]', 'a plate of 20 characters and another, kept in order');
+    (14, 'vehicle_plates', '["AAAAAAAAAAAAAAAAAAAA", "B 1"]', '["AAAAAAAAAAAAAAAAAAAA", "B 1"]', 'a plate of 20 characters and another, kept in order'),
+    (15, 'check_in_local', '"2024-02-29T08:00:00"', '"2024-02-29T08:00:00"', 'a check-in on the 29th of February of a leap year');
 
 -- The stored value of one column of A's booking as JSON text.
 CREATE FUNCTION pg_temp.stored_value(p_reference text, p_column text)
