@@ -85,16 +85,21 @@ SELECT e.operator_id, e.lot_id, e.day, sum(e.check_ins), sum(e.check_outs)
  GROUP BY e.operator_id, e.lot_id, e.day
  ORDER BY e.operator_id, e.lot_id, e.day;
 
--- 10 000 more bookings of the large operator the way production writes them (issue 33): through
--- platform.booking_record, one a transaction, every trigger on, with the operator's webhook endpoint
--- armed, so the feed's stamps, the day counts and the hints table (10 000 hints waiting: no worker
--- runs here) hold what the platform's own writes leave. The endpoint stays armed for the run.
+-- The large operator's owner, through the console: its webhook endpoint armed (it stays armed for
+-- the run) and a credential with every scope.
 BEGIN;
 SET LOCAL ROLE authenticated;
 SELECT set_config('request.jwt.claims', '{"sub": "00000000-0000-4000-8000-0000000be4c0", "role": "authenticated"}', true),
        set_config('request.headers', json_build_object('x-tenant-id', :'large')::text, true);
 SELECT console.webhook_endpoint_register('https://hooks.bench.example/ingest', 'whsec_' || repeat('ab', 32));
+SELECT key_id || '.' || secret AS bearer
+  FROM console.api_credential_issue('bench', ARRAY['read_supply', 'write_supply', 'read_bookings']) \gset
 COMMIT;
+
+-- 10 000 more bookings of the large operator the way production writes them (issue 33): through
+-- platform.booking_record, one a transaction, every trigger on, with the operator's webhook endpoint
+-- armed, so the feed's stamps, the day counts and the hints table (10 000 hints waiting: no worker
+-- runs here) hold what the platform's own writes leave.
 SELECT format('SELECT platform.booking_record(%L, %L)', :'large', jsonb_build_object(
            'external_reference', 'PLT-' || i, 'lot_external_id', 'lot-' || lpad((1 + i % :lots)::text, 6, '0'),
            'check_in_local', to_char(timestamp '2026-01-01 08:00' + make_interval(days => i % 400), 'YYYY-MM-DD"T"HH24:MI:SS'),
@@ -108,12 +113,5 @@ SELECT format('SELECT platform.booking_record(%L, %L)', :'large', jsonb_build_ob
 
 ANALYZE app.lots, app.lot_rates, app.lot_blocked_periods, app.bookings, app.lot_booking_days, app.webhook_hints;
 
-BEGIN;
-SET LOCAL ROLE authenticated;
-SELECT set_config('request.jwt.claims', '{"sub": "00000000-0000-4000-8000-0000000be4c0", "role": "authenticated"}', true),
-       set_config('request.headers', json_build_object('x-tenant-id', :'large')::text, true);
-SELECT key_id || '.' || secret AS bearer
-  FROM console.api_credential_issue('bench', ARRAY['read_supply', 'write_supply', 'read_bookings']) \gset
-COMMIT;
 \o
 \echo bearer=:bearer

@@ -33,7 +33,7 @@
 # BENCH_ROUNDS (default 3; each round measures BENCH_DURATION ÷ BENCH_ROUNDS whole seconds),
 # BENCH_SIZES (default "small large"), BENCH_CONNECTIONS (default "1 16 64"), BENCH_OUT (default
 # bench/RESULTS.md), BENCH_PORT (the gateway's, default 18080), BENCH_ADMIN_PORT (its admin
-# listener's, default BENCH_PORT + 1).
+# listener's, default BENCH_PORT + 1), BENCH_BARE_PORT (the pass-through's, default BENCH_PORT + 2).
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -55,9 +55,11 @@ bare_port="${BENCH_BARE_PORT:-$(( port + 2 ))}"   # the pass-through floor (benc
 work="$(mktemp -d)"
 gateway_pid=""
 bare_pid=""
+# Stops the process $1 (if any), whether or not it is still running.
+stop() { [ -n "$1" ] || return 0; kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
 cleanup() {
-    [ -n "$gateway_pid" ] && kill "$gateway_pid" 2>/dev/null && wait "$gateway_pid" 2>/dev/null
-    [ -n "$bare_pid" ] && kill "$bare_pid" 2>/dev/null && wait "$bare_pid" 2>/dev/null
+    stop "$gateway_pid"
+    stop "$bare_pid"
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -277,8 +279,10 @@ bench_size() {
     DATABASE_URL="$gateway_url?options=-c%20plan_cache_mode%3Dforce_generic_plan" LISTEN_ADDR="127.0.0.1:$bare_port" \
         POOL_SIZE=64 chrt --batch 0 "$root/target/release/bench-passthrough" >"$work/bare.log" 2>&1 &
     bare_pid=$!
-    for _ in $(seq 50); do curl -fs -o /dev/null -H "Authorization: $auth" "http://127.0.0.1:$port/v1/ping" && break; sleep 0.1; done
-    for _ in $(seq 50); do curl -fs -o /dev/null -H "Authorization: $auth" "http://127.0.0.1:$bare_port/v1/ping" && break; sleep 0.1; done
+    local ready_port
+    for ready_port in "$port" "$bare_port"; do
+        for _ in $(seq 50); do curl -fs -o /dev/null -H "Authorization: $auth" "http://127.0.0.1:$ready_port/v1/ping" && break; sleep 0.1; done
+    done
 
     # name | method | path | body | pgbench script and its variables | floor script and its variables |
     # "write" (WAL per request measured) or "refused <status>" (the status every answer must have)
@@ -400,8 +404,8 @@ bench_size() {
     script_p50() { awk -v script="$1" '$4 == script { print $3 / 1000 }' "$work/pgb.counted" | percentile 50; }
     interleaved+=("$size: $(script_p50 0) / $(script_p50 1)")
     peak_rss+=("$size: $(awk '/VmHWM/ { printf "%.1f MiB", $2 / 1024 }' "/proc/$gateway_pid/status")")
-    kill "$gateway_pid"; wait "$gateway_pid" 2>/dev/null || true; gateway_pid=""
-    kill "$bare_pid"; wait "$bare_pid" 2>/dev/null || true; bare_pid=""
+    stop "$gateway_pid"; gateway_pid=""
+    stop "$bare_pid"; bare_pid=""
 }
 
 for size in $sizes; do bench_size "$size"; done

@@ -211,7 +211,7 @@ fn unreachable(error: &PoolError) -> bool {
 /// Reads `(status integer, body text)`; any other shape is a fault of ours, never a panic. The
 /// body is the row's own buffer, not a copy: a page of 500 bookings is 300 KB, and 64 of them in
 /// flight held twice (the row, then a string) were most of the gateway's memory.
-fn answer(row: tokio_postgres::Row) -> Result<Answer, ApiError> {
+pub fn answer(row: tokio_postgres::Row) -> Result<Answer, ApiError> {
     let status = row.try_get::<_, i32>(0).ok().and_then(|status| u16::try_from(status).ok());
     let text = row.try_get::<_, RawText>(1).ok().filter(|text| std::str::from_utf8(text.0).is_ok());
     match (status, text) {

@@ -77,13 +77,20 @@ async fn answer(pool: Pool, request: Request<Incoming>) -> Result<Response<Full<
     };
     // A refusal (SQLSTATE PTnnn) answers nnn with its code; the gateway's error table does more.
     let (status, body) = match row {
-        Ok(row) => (u16::try_from(row.get::<_, i32>(0)).unwrap_or(500), row.get::<_, String>(1)),
+        // the row read as the gateway reads it: its body lent, not copied
+        Ok(row) => match gateway::db::answer(row) {
+            Ok(answer) => (answer.status, answer.body),
+            Err(_) => (500, Bytes::from_static(b"{\"error\": \"internal\"}")),
+        },
         Err(error) => match error.as_db_error().filter(|db| db.code().code().starts_with("PT")) {
-            Some(db) => (db.code().code()[2..].parse().unwrap_or(500), format!("{{\"error\": \"{}\"}}", db.message())),
-            None => (500, String::from("{\"error\": \"internal\"}")),
+            Some(db) => (
+                db.code().code()[2..].parse().unwrap_or(500),
+                Bytes::from(format!("{{\"error\": \"{}\"}}", db.message())),
+            ),
+            None => (500, Bytes::from_static(b"{\"error\": \"internal\"}")),
         },
     };
-    let mut response = Response::new(Full::new(Bytes::from(body)));
+    let mut response = Response::new(Full::new(body));
     *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     response.headers_mut().insert("content-type", hyper::header::HeaderValue::from_static("application/json"));
     Ok(response)

@@ -27,6 +27,9 @@ BEGIN
         WHEN 'YYYY-MM-DD' THEN '^[0-9]{4}-[0-9]{2}-[0-9]{2}$'
         WHEN 'YYYY-MM-DD"T"HH24:MI:SS' THEN '^[0-9]{4}-[0-9]{2}-[0-9]{2}T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$'
     END;
+    IF v_shape IS NULL THEN
+        RAISE EXCEPTION 'app.json_calendar_text: no shape for the format %', p_format;
+    END IF;
     IF v_text ~ v_shape THEN
         v_year := substr(v_text, 1, 4)::integer;
         v_month := substr(v_text, 6, 2)::integer;

@@ -114,7 +114,7 @@ BEGIN
         IF jsonb_typeof(v_plates) <> 'array' OR jsonb_array_length(v_plates) > 10 THEN
             PERFORM app.refuse(422, 'invalid_body', 'vehicle_plates');
         END IF;
-        SELECT coalesce(array_agg(p #>> '{}' ORDER BY o), '{}'),
+        SELECT array_agg(p #>> '{}' ORDER BY o),
                coalesce(bool_and(jsonb_typeof(p) = 'string' AND char_length(p #>> '{}') BETWEEN 1 AND 20), true)
           INTO v_booking.vehicle_plates, v_plates_sound
           FROM jsonb_array_elements(v_plates) WITH ORDINALITY AS e (p, o);
