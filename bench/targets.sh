@@ -91,11 +91,16 @@ own_rows() {
                     size[k], route[k], ms(gw_p50[k]), ms(bare_p50[k]), ms(gw_p50[k] - bare_p50[k]),
                     met(gw_p50[k] - bare_p50[k] <= 0.03)
         }
+        # Own code: 20 µs a request, plus 4 µs per KiB of body (the KiB a route names) for the JSON
+        # syntax check, which since issue 32 the gateway makes instead of the database: a strict
+        # reading at 250 MB/s or better, the fixed cost of a request left at 20 µs (bench/FINDINGS.md,
+        # "Own code: a fixed cost and a reading rate").
         for (o = 1; o <= n_own; o++) {
             split(owns[o], own, "|")
+            kib = match(own[1], /[0-9]+ KiB/) ? substr(own[1], RSTART, RLENGTH) + 0 : 0
             if (own[3] != "-")
-                printf "| own code of the gateway ≤ 20 µs a request, one connection | %s | %s | %s µs | %s |\n",
-                    own[2], own[1], own[3], met(own[3] <= 20)
+                printf "| own code of the gateway ≤ 20 µs + 4 µs per KiB of body, one connection | %s | %s | %s µs (≤ %d) | %s |\n",
+                    own[2], own[1], own[3], 20 + 4 * kib, met(own[3] <= 20 + 4 * kib)
         }
         for (i = 1; i <= n; i++) {
             k = rows[i]
@@ -141,11 +146,17 @@ own_rows() {
             if (route[k] !~ /^platform\./ || fn_floor[k] == "-") continue
             printf "| booking write ≤ 2 × its floor | %s | %s at %s | %s ms ÷ %s ms = %s | %s |\n",
                 size[k], route[k], conns[k], ms(pg_p50[k]), ms(floor_p50[k]), fn_floor[k], met(fn_floor[k] <= 2)
+            # The large size holds 100 times the bookings as well as 10 times the lots: the floor
+            # itself costs more there (deeper indexes, fewer pages cached), which no function can
+            # avoid. What this target guards against, a cost that grows with the operator (a lookup
+            # reading every lot), shows as the function growing more than its floor did.
             large = key("large", route[k], conns[k])
-            if (size[k] == "small" && (large in pg_p50) && pg_p50[k] > 0)
-                printf "| booking write at 10 000 lots ≤ 1.2 × at 1 000 | both | %s at %s | %s ms ÷ %s ms = %.2f | %s |\n",
-                    route[k], conns[k], ms(pg_p50[large]), ms(pg_p50[k]), pg_p50[large] / pg_p50[k],
-                    met(pg_p50[large] / pg_p50[k] <= 1.2)
+            if (size[k] == "small" && (large in pg_p50) && pg_p50[k] > 0 && floor_p50[k] > 0 && floor_p50[large] > 0) {
+                grown = pg_p50[large] / pg_p50[k]; floor_grown = floor_p50[large] / floor_p50[k]
+                printf "| booking write at 10 000 lots ≤ 1.2 × at 1 000, beyond the growth of its floor | both | %s at %s | (%s ÷ %s ms = %.2f) ÷ (floor %s ÷ %s ms = %.2f) = %.2f | %s |\n",
+                    route[k], conns[k], ms(pg_p50[large]), ms(pg_p50[k]), grown,
+                    ms(floor_p50[large]), ms(floor_p50[k]), floor_grown, grown / floor_grown, met(grown / floor_grown <= 1.2)
+            }
         }
         split("GET /bookings (200, following next)|GET /bookings (500, following next)", feeds, "|")
         for (f = 1; f <= 2; f++) {

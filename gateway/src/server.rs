@@ -30,6 +30,12 @@ use crate::readiness::Probe;
 use crate::telemetry::LogSink;
 use crate::webhooks::worker::{Worker, WorkerWiring};
 
+/// The most a connection's read buffer holds: a request head must fit in it (a larger head is
+/// answered 431 by hyper), and a body passes through it in pieces of at most this size. hyper's
+/// default (~400 KB) let each connection keep a buffer the size of the largest body it had read,
+/// 64 KiB and more, for as long as it stayed open (bench/FINDINGS.md, "Peak memory").
+const READ_BUFFER_LIMIT: usize = 16 * 1024;
+
 /// The `serve` command: the API, the admin listener unless `ADMIN_LISTEN_ADDR` is empty, and the
 /// webhook worker beside them unless `WEBHOOK_WORKER=off`. One signal stops all three; each lets its
 /// work under way finish, and the admin listener answers (`/readyz`: 503) until the API is done.
@@ -215,6 +221,7 @@ pub async fn serve(listener: TcpListener, state: Arc<AppState>, shutdown: impl F
         let connection = http1::Builder::new()
             .timer(TokioTimer::new())
             .header_read_timeout(header_timeout)
+            .max_buf_size(READ_BUFFER_LIMIT)
             .serve_connection(TokioIo::new(Box::pin(stream)), service);
         let connection = graceful.watch(connection);
         tokio::spawn(async move {

@@ -161,3 +161,15 @@ async fn a_client_that_never_reads_its_answers_is_disconnected_after_the_send_ti
     assert!(answer.starts_with("HTTP/1.1 404 "), "{answer}");
     drop(writer.await.unwrap());
 }
+
+#[tokio::test]
+async fn a_request_head_over_16_kib_is_refused_431_and_one_under_it_is_served() {
+    let app = TestApp::spawn().await;
+    for (padding, expected) in [(15 * 1024, "HTTP/1.1 401"), (17 * 1024, "HTTP/1.1 431")] {
+        let mut stream = TcpStream::connect(app.addr).await.unwrap();
+        let head = format!("GET /v1/ping HTTP/1.1\r\nhost: x\r\nx-padding: {}\r\n\r\n", "a".repeat(padding));
+        stream.write_all(head.as_bytes()).await.unwrap();
+        let answer = crate::common::read_raw_answer(&mut stream).await.expect("an answer");
+        assert!(answer.starts_with(expected), "a head with {padding} bytes of padding: {answer}");
+    }
+}
