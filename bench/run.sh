@@ -13,7 +13,7 @@
 #     (bench/floor/): the floor; it is given the operator and the bearer's key id and secret;
 #   - for the write routes, the WAL the gateway's statements wrote (pg_stat_statements), per request.
 # Rate limits are lifted for the run (RATE_LIMITS=off) and the results say so. The gateway's peak
-# resident memory is read from /proc at the end of each size.
+# resident memory is read from /proc at the end of each size, and the pass-through's beside it.
 #
 # The gateway and pgbench are compared in alternating rounds (wrk, then wrk to the pass-through, then
 # pgbench, then the floor, BENCH_ROUNDS times over): this machine's speed drifts by 10-30 % from one run of a few seconds to
@@ -183,6 +183,7 @@ statement_wal_bytes() {
 
 rows=()   # the table's rows, across sizes
 peak_rss=()
+bare_peak_rss=()   # the pass-through's, beside the gateway's: what hyper and tokio-postgres keep alone
 interleaved=()   # "size: PUT p50 / GET p50" (ms)
 one_connection=()   # "size|route|wrk mean|gateway mean|database call mean" (ms), the same requests
 
@@ -404,6 +405,7 @@ bench_size() {
     script_p50() { awk -v script="$1" '$4 == script { print $3 / 1000 }' "$work/pgb.counted" | percentile 50; }
     interleaved+=("$size: $(script_p50 0) / $(script_p50 1)")
     peak_rss+=("$size: $(awk '/VmHWM/ { printf "%.1f MiB", $2 / 1024 }' "/proc/$gateway_pid/status")")
+    bare_peak_rss+=("$size: $(awk '/VmHWM/ { printf "%.1f MiB", $2 / 1024 }' "/proc/$bare_pid/status")")
     stop "$gateway_pid"; gateway_pid=""
     stop "$bare_pid"; bare_pid=""
 }
@@ -435,6 +437,8 @@ if [ -f "$out" ]; then cp "$out" "$earlier"; else : >"$earlier"; fi
     echo "pgbench tps."
     echo
     echo "Gateway peak resident memory: ${peak_rss[*]}."
+    echo
+    echo "Pass-through peak resident memory, the same requests: ${bare_peak_rss[*]}."
     echo
     echo "PUT lot, unchanged / GET one lot, interleaved in one pgbench run at one connection (p50, ms): ${interleaved[*]}."
     echo

@@ -24,6 +24,8 @@ table_rows() {
 earlier_run="$(grep -o -m1 'on [0-9-]*, commit [0-9a-f]*' "$earlier" || true)"
 # "small: 58.8 MiB large: 58.7 MiB" from the line run.sh writes.
 peak_rss="$(sed -n 's/^Gateway peak resident memory: \(.*\)\.$/\1/p' "$results")"
+# The same for the pass-through (runs before it was measured have none: "-").
+bare_peak_rss="$(sed -n 's/^Pass-through peak resident memory, the same requests: \(.*\)\.$/\1/p' "$results")"
 # Seconds the gateway was measured on a route, from the header run.sh writes ("…, each side measured
 # 6 s on a route"; before rounds, "…, 5 s per run").
 duration="$(grep -o -m1 -e 'measured [0-9]* s on a route' -e '[0-9]* s per run' "$results" | grep -o "[0-9]*" | head -1 || true)"
@@ -38,7 +40,7 @@ own_rows() {
 }
 
 { table_rows "$results" | sed 's/^/now|/'; table_rows "$earlier" | sed 's/^/was|/'; own_rows "$results" | sed 's/^/own|/'; } |
-    awk -F'|' -v earlier_run="$earlier_run" -v peak_rss="$peak_rss" -v interleaved="$interleaved" \
+    awk -F'|' -v earlier_run="$earlier_run" -v peak_rss="$peak_rss" -v bare_peak_rss="$bare_peak_rss" -v interleaved="$interleaved" \
         -v duration="${duration:-5}" -v stamp_bytes=9216 '
     function key(size, route, conns) { return size SUBSEP route SUBSEP conns }
     function met(ok) { return ok ? "met" : "**missed**" }
@@ -168,9 +170,11 @@ own_rows() {
         }
         printf "| zero errors | both | every route | %d | %s |\n", errors, met(errors == 0)
         rss_sizes = split(peak_rss, rss, " ")
+        split(bare_peak_rss, bare_rss, " ")
         for (r = 1; r + 1 <= rss_sizes; r += 3)
-            printf "| gateway peak RSS ≤ 64 MiB (a whole size, up to 64 connections) | %s | every route | %s MiB | %s |\n",
-                substr(rss[r], 1, length(rss[r]) - 1), rss[r + 1], met(rss[r + 1] <= 64)
+            printf "| gateway peak RSS ≤ 64 MiB (a whole size, up to 64 connections) | %s | every route | %s MiB (pass-through: %s) | %s |\n",
+                substr(rss[r], 1, length(rss[r]) - 1), rss[r + 1], (r + 1 in bare_rss) ? bare_rss[r + 1] " MiB" : "-",
+                met(rss[r + 1] <= 64)
 
         compared = 0
         for (i = 1; i <= n; i++) if (rows[i] in was_pg_p50) compared++
