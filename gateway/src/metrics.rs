@@ -366,6 +366,7 @@ pub struct WebhookMetrics {
     oldest_undelivered: Gauge<f64, AtomicU64>,
     dead_last_day: Gauge,
     backlog_read: Gauge<f64, AtomicU64>,
+    expired: Counter,
 }
 
 impl Default for WebhookMetrics {
@@ -378,6 +379,7 @@ impl Default for WebhookMetrics {
             oldest_undelivered: Gauge::default(),
             dead_last_day: Gauge::default(),
             backlog_read: Gauge::default(),
+            expired: Counter::default(),
         }
     }
 }
@@ -406,6 +408,11 @@ impl WebhookMetrics {
         self.oldest_undelivered.set(backlog.oldest_undelivered_seconds);
         self.dead_last_day.set(backlog.dead_last_day);
         self.backlog_read.set(unix_seconds);
+    }
+
+    /// Hints this process deleted past their retention, `deleted` more.
+    pub fn expired(&self, deleted: i32) {
+        self.expired.inc_by(u64::try_from(deleted).unwrap_or(0));
     }
 
     fn register(&self, registry: &mut Registry) {
@@ -443,6 +450,11 @@ impl WebhookMetrics {
             "ingest_webhook_backlog_read_timestamp_seconds",
             "When the backlog gauges were last read from the database (unix time)",
             self.backlog_read.clone(),
+        );
+        registry.register(
+            "ingest_webhook_hints_expired",
+            "Delivered and dead hints this process deleted past their retention (webhook_hint_retention)",
+            self.expired.clone(),
         );
     }
 }

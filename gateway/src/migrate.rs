@@ -2,12 +2,23 @@
 //! of `sql/functions` (CREATE OR REPLACE) in one transaction as the owner role. Afterwards the
 //! functions, triggers and function grants of the project's schemas are exactly those of the tree: a
 //! function or trigger the tree no longer defines is dropped, and a grant no file makes is taken
-//! back; the fingerprint of the functions then in force is recorded (`app.deployed_rules`). Last,
-//! the login roles get the settings that keep secrets out of the server log. Re-runnable; an
-//! advisory lock makes concurrent runs (several instances starting at once) take turns, each
-//! waiting for the one before.
+//! back; the fingerprint of the functions then in force is recorded (`app.deployed_rules`). A
+//! trigger is made again only when its definition changed ([`triggers`]). Last, the login roles get
+//! the settings that keep secrets out of the server log. Re-runnable; an advisory lock makes
+//! concurrent runs (several instances starting at once) take turns, each waiting for the one before.
+//!
+//! Every other lock a run's statement needs is waited for at most [`Patience::lock_timeout`]: a
+//! statement queued behind a long transaction would otherwise queue every request that needs the same
+//! table behind itself. The run then rolls back what it was doing, pauses and tries again, and after
+//! [`Patience::attempts`] tries stops with a message naming the lock and the sessions holding it
+//! ([`lock_wait`]).
+
+use std::time::Duration;
 
 use crate::db_tls::DatabaseLink;
+
+mod lock_wait;
+pub mod triggers;
 
 mod embedded {
     refinery::embed_migrations!("../sql/migrations");
@@ -19,6 +30,24 @@ include!(concat!(env!("OUT_DIR"), "/functions.rs"));
 /// this purpose.
 pub const MIGRATION_LOCK: i64 = 0x696e_6765_7374_6d67;
 
+/// How long a run waits for locks, and how often it tries.
+#[derive(Debug, Clone, Copy)]
+pub struct Patience {
+    /// The longest one statement waits for a lock (`lock_timeout`); the migration lock is exempt.
+    pub lock_timeout: Duration,
+    /// Tries before the run gives up; between them it pauses `pause` times the tries made so far.
+    pub attempts: u32,
+    pub pause: Duration,
+}
+
+impl Default for Patience {
+    /// 5 s a wait, 4 tries, pauses of 2, 4 and 6 s: a run gives up within about half a minute, and
+    /// while it waits, requests needing the same table wait at most 5 s behind it.
+    fn default() -> Self {
+        Patience { lock_timeout: Duration::from_secs(5), attempts: 4, pause: Duration::from_secs(2) }
+    }
+}
+
 /// The highest migration this binary holds: the schema version `migrate` brings a database to, and
 /// the one readiness expects (`api.schema_version()` at least this).
 pub fn latest_version() -> i64 {
@@ -26,21 +55,88 @@ pub fn latest_version() -> i64 {
 }
 
 pub async fn run(database_url: &str) -> Result<(), String> {
-    let link = DatabaseLink::parse(database_url, "DATABASE_URL")?;
-    let (mut client, connection) =
-        link.connect().await.map_err(|error| format!("cannot connect to the database: {}", link.explain(&error)))?;
-    let connection = tokio::spawn(connection);
+    run_with(database_url, Patience::default()).await
+}
 
+/// A step of a run that failed, and whether it failed because it waited too long for a lock.
+struct Failure {
+    message: String,
+    lock_timeout: bool,
+}
+
+impl Failure {
+    fn new(step: &str, error: &tokio_postgres::Error) -> Failure {
+        Failure { message: format!("{step}: {}", describe(error)), lock_timeout: is_lock_timeout(error) }
+    }
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Failure {
+        Failure { message, lock_timeout: false }
+    }
+}
+
+fn is_lock_timeout(error: &tokio_postgres::Error) -> bool {
+    error.code() == Some(&tokio_postgres::error::SqlState::LOCK_NOT_AVAILABLE)
+}
+
+pub async fn run_with(database_url: &str, patience: Patience) -> Result<(), String> {
+    let link = DatabaseLink::parse(database_url, "DATABASE_URL")?;
+    let connect = || async {
+        let (client, connection) = link
+            .connect()
+            .await
+            .map_err(|error| format!("cannot connect to the database: {}", link.explain(&error)))?;
+        Ok::<_, String>((client, tokio::spawn(connection)))
+    };
+    let (mut client, connection) = connect().await?;
+
+    // The migration lock is waited for as long as it takes (runs take turns); every other lock not
+    // longer than the patience allows.
+    client
+        .batch_execute("SET lock_timeout = 0")
+        .await
+        .map_err(|e| format!("cannot set the lock timeout: {}", describe(&e)))?;
     client
         .execute("SELECT pg_advisory_lock($1)", &[&MIGRATION_LOCK])
         .await
         .map_err(|e| format!("cannot take the migration lock: {e}"))?;
-    let report =
-        embedded::migrations::runner().run_async(&mut client).await.map_err(|e| format!("migration failed: {e}"))?;
-    for migration in report.applied_migrations() {
-        tracing::info!(migration = %migration, "applied");
+    client
+        .batch_execute(&format!("SET lock_timeout = '{}ms'", patience.lock_timeout.as_millis().max(1)))
+        .await
+        .map_err(|e| format!("cannot set the lock timeout: {}", describe(&e)))?;
+    let pid: i32 = client
+        .query_one("SELECT pg_backend_pid()", &[])
+        .await
+        .map_err(|e| format!("cannot read the session's pid: {}", describe(&e)))?
+        .get(0);
+    let (watcher, watcher_connection) = connect().await?;
+    let every = (patience.lock_timeout / 10).clamp(Duration::from_millis(20), Duration::from_millis(250));
+    let watch = lock_wait::LockWatch::start(watcher, pid, every);
+
+    let mut attempt = 1;
+    loop {
+        match migrate_once(&mut client).await {
+            Ok(()) => break,
+            Err(failure) if failure.lock_timeout => {
+                let waited = watch.take().unwrap_or_else(|| "a lock".to_string());
+                if attempt >= patience.attempts {
+                    return Err(format!(
+                        "gave up after {attempt} tries, each waiting {} ms for {waited} ({}); end what holds it, or run \
+                         migrate again once it is done",
+                        patience.lock_timeout.as_millis(),
+                        failure.message
+                    ));
+                }
+                tracing::warn!(attempt, waited = %waited, "a migration statement waited too long for a lock; trying again");
+                tokio::time::sleep(patience.pause * attempt).await;
+                attempt += 1;
+            }
+            Err(failure) => return Err(failure.message),
+        }
     }
-    apply_functions(&mut client).await?;
+    drop(watch);
+    watcher_connection.abort();
     keep_secrets_out_of_the_server_log(&client).await?;
     client
         .execute("SELECT pg_advisory_unlock($1)", &[&MIGRATION_LOCK])
@@ -52,36 +148,61 @@ pub async fn run(database_url: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// One try: the migrations not yet applied (each in its own transaction), then the functions.
+async fn migrate_once(client: &mut tokio_postgres::Client) -> Result<(), Failure> {
+    let report = embedded::migrations::runner().run_async(client).await.map_err(|error| {
+        let source = match error.kind() {
+            refinery::error::Kind::Connection(_, source) => source.downcast_ref::<tokio_postgres::Error>(),
+            _ => None,
+        };
+        Failure { message: format!("migration failed: {error}"), lock_timeout: source.is_some_and(is_lock_timeout) }
+    })?;
+    for migration in report.applied_migrations() {
+        tracing::info!(migration = %migration, "applied");
+    }
+    apply_functions(client).await
+}
+
 /// Applies every function file twice in one transaction: first without checking function bodies,
 /// so that the files need no order among themselves, then again with the checks, so that a body
 /// referring to something missing still fails the migration. Between the two passes, what the tree
 /// no longer defines is dropped and every function grant is taken back, so the second pass leaves
-/// exactly the tree's grants.
-async fn apply_functions(client: &mut tokio_postgres::Client) -> Result<(), String> {
-    let transaction = client.transaction().await.map_err(|e| format!("functions: {e}"))?;
+/// exactly the tree's grants. The files' trigger statements are taken out and run last, each only
+/// when its trigger changed ([`triggers`]).
+async fn apply_functions(client: &mut tokio_postgres::Client) -> Result<(), Failure> {
+    let mut files = Vec::with_capacity(FUNCTION_FILES.len());
+    let mut definitions = Vec::new();
+    for (name, sql) in FUNCTION_FILES {
+        let (rest, mut defined) = triggers::split(name, sql)?;
+        files.push((name, rest));
+        definitions.append(&mut defined);
+    }
+    let transaction = client.transaction().await.map_err(|e| Failure::new("functions", &e))?;
     for checks in ["off", "on"] {
         transaction
             .batch_execute(&format!("SET LOCAL ROLE ingest_owner; SET LOCAL check_function_bodies = {checks}"))
             .await
-            .map_err(|e| format!("functions: {e}"))?;
-        for (name, sql) in FUNCTION_FILES {
-            transaction.batch_execute(sql).await.map_err(|e| format!("sql/functions/{name}: {}", describe(&e)))?;
+            .map_err(|e| Failure::new("functions", &e))?;
+        for (name, sql) in &files {
+            transaction.batch_execute(sql).await.map_err(|e| Failure::new(&format!("sql/functions/{name}"), &e))?;
         }
         if checks == "off" {
+            triggers::drop_undefined(&transaction, &definitions).await?;
             transaction
                 .batch_execute(PRUNE_WHAT_THE_TREE_DOES_NOT_DEFINE)
                 .await
-                .map_err(|e| format!("removing functions the tree no longer defines: {}", describe(&e)))?;
+                .map_err(|e| Failure::new("removing functions the tree no longer defines", &e))?;
         }
     }
+    let made = triggers::make_changed(&transaction, &definitions).await?;
     // The fingerprint of the rules now in force: a stored digest of an accepted lot body made under
     // other rules no longer matches (app.lot_body_digest).
     transaction
         .batch_execute("SELECT app.deployed_rules_refresh()")
         .await
-        .map_err(|e| format!("recording the rules in force: {}", describe(&e)))?;
-    transaction.commit().await.map_err(|e| format!("functions: {e}"))?;
-    tracing::info!(files = FUNCTION_FILES.len(), "functions applied");
+        .map_err(|e| Failure::new("recording the rules in force", &e))?;
+    transaction.commit().await.map_err(|e| Failure::new("functions", &e))?;
+    tracing::info!(files = FUNCTION_FILES.len(), triggers_made = made, "functions applied");
     Ok(())
 }
 
@@ -162,11 +283,11 @@ async fn keep_secrets_out_of_the_server_log(client: &tokio_postgres::Client) -> 
     Ok(())
 }
 
-/// Run as the owner right after the first pass. CREATE OR REPLACE rewrites the catalog row of every
-/// function and trigger a file defines, so within this transaction those rows carry its id: any
-/// function of the project's schemas (extension members aside), or trigger on their tables, whose
-/// row does not was not defined by the tree, and is dropped — a stale SECURITY DEFINER function
-/// never stays callable. Without CASCADE: something a migration made that still uses a dropped
+/// Run as the owner right after the first pass (and after the triggers the tree no longer defines
+/// are dropped). CREATE OR REPLACE rewrites the catalog row of every function a file defines, so
+/// within this transaction those rows carry its id: any function of the project's schemas
+/// (extension members aside) whose row does not was not defined by the tree, and is dropped — a
+/// stale SECURITY DEFINER function never stays callable. Without CASCADE: something a migration made that still uses a dropped
 /// function fails the migration instead of vanishing with it. Then every grant on a function but
 /// the owner's is revoked; the second pass grants again exactly what the files grant.
 const PRUNE_WHAT_THE_TREE_DOES_NOT_DEFINE: &str = r#"
@@ -178,15 +299,6 @@ DECLARE
     c_this_transaction constant xid := pg_catalog.pg_current_xact_id()::xid;
     v_stale record;
 BEGIN
-    FOR v_stale IN
-        SELECT t.tgname, t.tgrelid::regclass AS tbl
-          FROM pg_catalog.pg_trigger AS t
-          JOIN pg_catalog.pg_class AS c ON c.oid = t.tgrelid
-         WHERE c.relnamespace = ANY (c_schemas) AND NOT t.tgisinternal AND t.xmin <> c_this_transaction
-    LOOP
-        RAISE NOTICE 'dropping trigger % on %: no file of sql/functions defines it', v_stale.tgname, v_stale.tbl;
-        EXECUTE pg_catalog.format('DROP TRIGGER %I ON %s', v_stale.tgname, v_stale.tbl);
-    END LOOP;
     FOR v_stale IN
         SELECT p.oid::regprocedure AS fn, p.prokind
           FROM pg_catalog.pg_proc AS p

@@ -7,7 +7,10 @@
 //! process that dies mid-attempt leaves its hints to be taken over when the lease runs out.
 //!
 //! Every `WEBHOOK_BACKLOG_INTERVAL_MS` it also reads the backlog (`webhook.backlog()`) for its
-//! metrics; each attempt is counted by outcome and reason, with its latency (`crate::metrics`).
+//! metrics, and deletes the delivered and dead hints past their retention (`webhook.expire_hints`,
+//! `webhook_hint_retention` in the database, 30 days by default) in batches of [`EXPIRY_BATCH`], each
+//! its own short transaction; each attempt is counted by outcome and reason, with its latency
+//! (`crate::metrics`).
 //!
 //! It connects as `webhook_worker`, which may call those functions and nothing else. A lost
 //! database connection is made again at the next sweep; an attempt whose outcome could not be
@@ -48,6 +51,13 @@ const CLAIM: &str = "SELECT operator_id, hint_id, lease_token, attempt, url, hos
                      FROM webhook.claim_due_hints($1, $2, $3)";
 const RECORD: &str = "SELECT webhook.record_attempt($1, $2, $3, $4, $5)";
 const BACKLOG: &str = "SELECT waiting, in_flight, oldest_undelivered_seconds, dead_last_day FROM webhook.backlog()";
+const EXPIRE: &str = "SELECT webhook.expire_hints($1)";
+/// Hints deleted by one call of `webhook.expire_hints`: one short transaction.
+pub const EXPIRY_BATCH: i32 = 1000;
+/// Calls of it at most per backlog interval: 10 000 hints every 10 s by default, far more than any
+/// deployment writes, so a backlog of expired hints (the first run after an upgrade) drains within
+/// hours without ever keeping the worker from its sweeps for long.
+const EXPIRY_BATCHES_PER_INTERVAL: usize = 10;
 const PLATFORM_DOMAINS_CONFIGURED: &str = "SELECT webhook.platform_domains_configured()";
 const MAY_CLAIM: &str = "SELECT pg_catalog.has_function_privilege('webhook.claim_due_hints(integer, integer, integer)', 'EXECUTE') \
                          AND pg_catalog.has_function_privilege('webhook.record_attempt(uuid, bigint, uuid, integer, text)', 'EXECUTE')";
@@ -165,6 +175,7 @@ impl Worker {
                 if backlog_read.is_none_or(|read| read.elapsed() >= self.settings.backlog_interval) {
                     backlog_read = Some(Instant::now());
                     self.read_backlog(&session.client).await;
+                    self.expire_hints(&session.client).await;
                 }
             }
         }
@@ -242,6 +253,34 @@ impl Worker {
             }
             Err(error) => {
                 tracing::warn!(sqlstate = ?error.code().map(|code| code.code()), "webhook backlog could not be read")
+            }
+        }
+    }
+
+    /// Deletes the hints past their retention, a batch a statement, until a batch comes back short
+    /// or [`EXPIRY_BATCHES_PER_INTERVAL`] have run; a failure ends this round (the next interval
+    /// tries again).
+    async fn expire_hints(&self, client: &Client) {
+        for _ in 0..EXPIRY_BATCHES_PER_INTERVAL {
+            let Ok(outcome) = tokio::time::timeout(DATABASE_DEADLINE, client.query_one(EXPIRE, &[&EXPIRY_BATCH])).await
+            else {
+                tracing::warn!("webhook hints past their retention could not be deleted in time");
+                return;
+            };
+            match outcome.map(|row| row.get::<_, i32>(0)) {
+                Ok(deleted) => {
+                    self.metrics.expired(deleted);
+                    if deleted < EXPIRY_BATCH {
+                        return;
+                    }
+                }
+                Err(error) => {
+                    tracing::warn!(
+                        sqlstate = ?error.code().map(|code| code.code()),
+                        "webhook hints past their retention could not be deleted"
+                    );
+                    return;
+                }
             }
         }
     }

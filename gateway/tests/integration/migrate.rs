@@ -225,3 +225,119 @@ async fn a_removed_function_that_a_migration_object_still_uses_fails_the_run_and
         .get(0);
     assert_eq!(default.as_deref(), Some("app.stale_default()"));
 }
+
+/// Patience for tests: short waits, a few tries.
+fn brief(attempts: u32) -> gateway::migrate::Patience {
+    gateway::migrate::Patience { lock_timeout: Duration::from_millis(300), attempts, pause: Duration::from_millis(50) }
+}
+
+/// Each trigger of the project's tables with the transaction that last wrote its catalog row.
+async fn triggers_made(admin: &tokio_postgres::Client) -> Vec<String> {
+    admin
+        .query(
+            "SELECT format('%s %s %s', t.tgrelid::regclass, t.tgname, t.xmin) FROM pg_trigger AS t \
+              WHERE t.tgrelid IN ('app.bookings'::regclass, 'app.lots'::regclass) AND NOT t.tgisinternal ORDER BY 1",
+            &[],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|row| row.get(0))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_run_with_nothing_new_makes_no_trigger_and_waits_for_no_writer_of_the_tables() {
+    let url = create_database(true).await;
+    let admin = connect(&url).await;
+    let before = triggers_made(&admin).await;
+    assert!(before.len() >= 9, "the tree's triggers are there: {before:?}");
+
+    // A writer of bookings and lots with its transaction open: making a trigger would wait for it.
+    let writer = connect(&url).await;
+    writer.batch_execute("BEGIN; LOCK TABLE app.bookings, app.lots IN ROW EXCLUSIVE MODE").await.unwrap();
+    gateway::migrate::run_with(&url, brief(1)).await.expect("a run with nothing new does not wait for the writer");
+    writer.batch_execute("COMMIT").await.unwrap();
+    assert_eq!(triggers_made(&admin).await, before, "no trigger was made again");
+}
+
+#[tokio::test]
+async fn a_trigger_whose_definition_changed_or_that_is_missing_is_made_again() {
+    let url = create_database(true).await;
+    let admin = connect(&url).await;
+    let comment = "SELECT obj_description(oid, 'pg_trigger') FROM pg_trigger \
+                   WHERE tgrelid = 'app.bookings'::regclass AND tgname = 'stamp_change'";
+    let defined: String = admin.query_one(comment, &[]).await.unwrap().get(0);
+    assert!(defined.starts_with("defined by sql/functions, sha256 "), "{defined}");
+
+    // A trigger made from another definition (its comment says so), and one dropped by hand.
+    admin
+        .batch_execute(
+            "COMMENT ON TRIGGER stamp_change ON app.bookings IS 'defined by sql/functions, sha256 0000'; \
+             DROP TRIGGER leave_hint ON app.bookings",
+        )
+        .await
+        .unwrap();
+    let before = triggers_made(&admin).await;
+    gateway::migrate::run_with(&url, brief(1)).await.expect("migrate");
+    let after = triggers_made(&admin).await;
+    let changed: Vec<&String> = after.iter().filter(|row| !before.contains(row)).collect();
+    assert_eq!(changed.len(), 2, "exactly the changed and the missing trigger were made: {changed:?}");
+    assert!(
+        changed.iter().any(|row| row.contains(" stamp_change "))
+            && changed.iter().any(|row| row.contains(" leave_hint "))
+    );
+    let restored: String = admin.query_one(comment, &[]).await.unwrap().get(0);
+    assert_eq!(restored, defined, "the comment carries the tree's definition again");
+}
+
+#[tokio::test]
+async fn a_migration_behind_a_long_transaction_gives_up_naming_the_lock_while_requests_are_answered() {
+    let url = create_database(true).await;
+    let admin = connect(&url).await;
+    // V16 made pending again: it adds a constraint to app.settings, which needs the table alone.
+    admin
+        .batch_execute(
+            "DELETE FROM refinery_schema_history WHERE version = 16; \
+             DROP INDEX app.webhook_hints_finished_by_occurrence; \
+             ALTER TABLE app.settings DROP CONSTRAINT settings_webhook_hint_retention_in_days; \
+             DELETE FROM app.settings WHERE name = 'webhook_hint_retention'",
+        )
+        .await
+        .unwrap();
+    let app = crate::common::TestApp::spawn_on(&url, |_| {}).await;
+    let (_, credential) = app.operator_with_credential().await;
+    let bearer = credential.bearer();
+
+    // A long transaction that read the settings (as every feed page does) and stays open.
+    let reader = connect(&url).await;
+    reader.batch_execute("BEGIN; SELECT count(*) FROM app.settings").await.unwrap();
+    let reader_pid = backend_pid(&reader).await;
+
+    let run = tokio::spawn({
+        let url = url.clone();
+        async move { gateway::migrate::run_with(&url, brief(3)).await }
+    });
+    // Feed pages meanwhile: each may wait behind the migration's queued lock, for its timeout at most.
+    let mut pages = 0;
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while !run.is_finished() {
+        assert!(std::time::Instant::now() < deadline, "the run never gave up waiting for the lock");
+        let page = app.get("/v1/bookings", &[("authorization", bearer.as_str())]).await;
+        assert_eq!(page.status, 200, "a feed page while the migration waits: {}", page.text());
+        pages += 1;
+    }
+    assert!(pages >= 2, "requests were answered while the migration waited ({pages})");
+    let error = run.await.unwrap().expect_err("the run gives up");
+    assert!(error.contains("gave up after 3 tries"), "{error}");
+    assert!(error.contains("AccessExclusiveLock on app.settings"), "the lock is named: {error}");
+    assert!(error.contains(&format!("held by pid {reader_pid} (")), "the holder is named: {error}");
+    assert!(error.contains("idle in transaction"), "the holder's state is named: {error}");
+    let applied: i64 =
+        admin.query_one("SELECT count(*) FROM refinery_schema_history WHERE version = 16", &[]).await.unwrap().get(0);
+    assert_eq!(applied, 0, "the migration that gave up is not recorded");
+
+    reader.batch_execute("COMMIT").await.unwrap();
+    gateway::migrate::run_with(&url, brief(3)).await.expect("once the transaction ends, the run succeeds");
+    app.shutdown().await;
+}

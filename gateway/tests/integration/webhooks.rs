@@ -450,3 +450,54 @@ async fn with_operational_lines<T>(work: impl std::future::Future<Output = T>) -
     let text = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
     (outcome, text.lines().map(|line| serde_json::from_str(line).unwrap()).collect())
 }
+
+#[tokio::test]
+async fn the_worker_deletes_delivered_and_dead_hints_past_their_retention_and_no_others() {
+    let world = World::new().await;
+    let (operator, _) = world.app.webhook_operator("https://hooks.example.test/in").await;
+    let mut references = Vec::new();
+    for _ in 0..4 {
+        references.push(world.app.record_hooked_booking(&operator).await);
+    }
+    // Backdated: delivered 40 days ago, dead 31 days ago (past the default 30 days); delivered 29
+    // days ago; undelivered since 40 days ago (its next attempt an hour away, so no sweep takes it).
+    let admin = crate::common::connect(&world.app.database_url).await;
+    for (reference, days, state) in [
+        (&references[0], 40, "delivered"),
+        (&references[1], 31, "dead"),
+        (&references[2], 29, "delivered"),
+        (&references[3], 40, "undelivered"),
+    ] {
+        admin
+            .execute(
+                "UPDATE app.webhook_hints SET occurred_at = now() - make_interval(days => $2), state = $3, \
+                        attempts = 1, last_attempt_at = now() - make_interval(days => $2), \
+                        delivered_at = CASE WHEN $3 = 'delivered' THEN now() - make_interval(days => $2) END, \
+                        next_attempt_at = CASE WHEN $3 = 'undelivered' THEN now() + interval '1 hour' END \
+                  WHERE booking_reference = $1",
+                &[reference, &days, &state],
+            )
+            .await
+            .unwrap();
+    }
+    let worker = world.worker(to_receiver());
+    let left = || async {
+        let rows = admin
+            .query("SELECT booking_reference FROM app.webhook_hints ORDER BY occurred_at DESC", &[])
+            .await
+            .unwrap();
+        rows.iter().map(|row| row.get::<_, String>(0)).collect::<Vec<_>>()
+    };
+    let deadline = std::time::Instant::now() + SETTLE;
+    while left().await.len() > 2 && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        left().await,
+        [references[2].clone(), references[3].clone()],
+        "the hints past 30 days are gone, but not the undelivered one; the one of 29 days stays"
+    );
+    let metrics = gateway::metrics::Metrics::worker(&worker.metrics).render();
+    assert!(metrics.contains("ingest_webhook_hints_expired_total 2\n"), "{metrics}");
+    worker.stop().await;
+}
