@@ -15,7 +15,10 @@ earlier="${2:-/dev/null}"
 # |bare_rps|bare_p50|bare_err|gw_bare|bare_pg" of a results table, spaces trimmed (runs before the
 # pass-through floor have no bare_* fields).
 table_rows() {
-    awk -F'|' '/^\| (small|large) \|/ {
+    # (only the rows of the results section: a finished RESULTS.md also has the comparison with the
+    # earlier run, whose rows begin with a size too)
+    awk -F'|' '/^## / { in_results = ($0 ~ /^## Results of the latest run/) }
+               in_results && /^\| (small|large) \|/ {
         line = ""
         for (i = 2; i < NF; i++) { v = $i; gsub(/^ +| +$/, "", v); line = line (i > 2 ? "|" : "") v }
         print line }' "$1"
