@@ -30,6 +30,9 @@ include!(concat!(env!("OUT_DIR"), "/functions.rs"));
 /// this purpose.
 pub const MIGRATION_LOCK: i64 = 0x696e_6765_7374_6d67;
 
+/// The longest the lock watcher's connection may take to open, or to close at the end.
+const WATCHER_DEADLINE: Duration = Duration::from_secs(5);
+
 /// How long a run waits for locks, and how often it tries.
 #[derive(Debug, Clone, Copy)]
 pub struct Patience {
@@ -110,16 +113,21 @@ pub async fn run_with(database_url: &str, patience: Patience) -> Result<(), Stri
         .await
         .map_err(|e| format!("cannot read the session's pid: {}", describe(&e)))?
         .get(0);
-    let (watcher, watcher_connection) = connect().await?;
+    // The watcher is a help, not a need: without it (no connection within its deadline) a run that
+    // gives up says "a lock" instead of naming it.
     let every = (patience.lock_timeout / 10).clamp(Duration::from_millis(20), Duration::from_millis(250));
-    let watch = lock_wait::LockWatch::start(watcher, pid, every);
+    let (watch, watcher_connection) = match tokio::time::timeout(WATCHER_DEADLINE, connect()).await {
+        Ok(Ok((watcher, connection))) => (Some(lock_wait::LockWatch::start(watcher, pid, every)), Some(connection)),
+        _ => (None, None),
+    };
 
     let mut attempt = 1;
     loop {
         match migrate_once(&mut client).await {
             Ok(()) => break,
             Err(failure) if failure.lock_timeout => {
-                let waited = watch.take().unwrap_or_else(|| "a lock".to_string());
+                let waited =
+                    watch.as_ref().and_then(lock_wait::LockWatch::take).unwrap_or_else(|| "a lock".to_string());
                 if attempt >= patience.attempts {
                     return Err(format!(
                         "gave up after {attempt} tries, each waiting {} ms for {waited} ({}); end what holds it, or run \
@@ -135,8 +143,11 @@ pub async fn run_with(database_url: &str, patience: Patience) -> Result<(), Stri
             Err(failure) => return Err(failure.message),
         }
     }
+    // (the watcher's client goes with its task: its connection then ends, and is waited for briefly)
     drop(watch);
-    watcher_connection.abort();
+    if let Some(connection) = watcher_connection {
+        let _ = tokio::time::timeout(WATCHER_DEADLINE, connection).await;
+    }
     keep_secrets_out_of_the_server_log(&client).await?;
     client
         .execute("SELECT pg_advisory_unlock($1)", &[&MIGRATION_LOCK])
@@ -149,17 +160,23 @@ pub async fn run_with(database_url: &str, patience: Patience) -> Result<(), Stri
 }
 
 /// One try: the migrations not yet applied (each in its own transaction), then the functions.
+/// One try: the migrations not yet applied (each in its own transaction: those before a failed one
+/// stay applied, and the next try goes on from there), then the functions.
 async fn migrate_once(client: &mut tokio_postgres::Client) -> Result<(), Failure> {
+    let log_applied = |report: &refinery::Report| {
+        for migration in report.applied_migrations() {
+            tracing::info!(migration = %migration, "applied");
+        }
+    };
     let report = embedded::migrations::runner().run_async(client).await.map_err(|error| {
+        error.report().map(log_applied);
         let source = match error.kind() {
             refinery::error::Kind::Connection(_, source) => source.downcast_ref::<tokio_postgres::Error>(),
             _ => None,
         };
         Failure { message: format!("migration failed: {error}"), lock_timeout: source.is_some_and(is_lock_timeout) }
     })?;
-    for migration in report.applied_migrations() {
-        tracing::info!(migration = %migration, "applied");
-    }
+    log_applied(&report);
     apply_functions(client).await
 }
 
@@ -167,8 +184,8 @@ async fn migrate_once(client: &mut tokio_postgres::Client) -> Result<(), Failure
 /// so that the files need no order among themselves, then again with the checks, so that a body
 /// referring to something missing still fails the migration. Between the two passes, what the tree
 /// no longer defines is dropped and every function grant is taken back, so the second pass leaves
-/// exactly the tree's grants. The files' trigger statements are taken out and run last, each only
-/// when its trigger changed ([`triggers`]).
+/// exactly the tree's grants. The files' trigger statements are taken out and run after the first
+/// pass, each only when its trigger is not in force ([`triggers`]), before anything is dropped.
 async fn apply_functions(client: &mut tokio_postgres::Client) -> Result<(), Failure> {
     let mut files = Vec::with_capacity(FUNCTION_FILES.len());
     let mut definitions = Vec::new();
@@ -178,6 +195,7 @@ async fn apply_functions(client: &mut tokio_postgres::Client) -> Result<(), Fail
         definitions.append(&mut defined);
     }
     let transaction = client.transaction().await.map_err(|e| Failure::new("functions", &e))?;
+    let mut made = 0;
     for checks in ["off", "on"] {
         transaction
             .batch_execute(&format!("SET LOCAL ROLE ingest_owner; SET LOCAL check_function_bodies = {checks}"))
@@ -187,6 +205,7 @@ async fn apply_functions(client: &mut tokio_postgres::Client) -> Result<(), Fail
             transaction.batch_execute(sql).await.map_err(|e| Failure::new(&format!("sql/functions/{name}"), &e))?;
         }
         if checks == "off" {
+            made = triggers::make_changed(&transaction, &definitions).await?;
             triggers::drop_undefined(&transaction, &definitions).await?;
             transaction
                 .batch_execute(PRUNE_WHAT_THE_TREE_DOES_NOT_DEFINE)
@@ -194,7 +213,6 @@ async fn apply_functions(client: &mut tokio_postgres::Client) -> Result<(), Fail
                 .map_err(|e| Failure::new("removing functions the tree no longer defines", &e))?;
         }
     }
-    let made = triggers::make_changed(&transaction, &definitions).await?;
     // The fingerprint of the rules now in force: a stored digest of an accepted lot body made under
     // other rules no longer matches (app.lot_body_digest).
     transaction
@@ -283,8 +301,8 @@ async fn keep_secrets_out_of_the_server_log(client: &tokio_postgres::Client) -> 
     Ok(())
 }
 
-/// Run as the owner right after the first pass (and after the triggers the tree no longer defines
-/// are dropped). CREATE OR REPLACE rewrites the catalog row of every function a file defines, so
+/// Run as the owner right after the first pass (and after the tree's triggers are in force and the
+/// others dropped). CREATE OR REPLACE rewrites the catalog row of every function a file defines, so
 /// within this transaction those rows carry its id: any function of the project's schemas
 /// (extension members aside) whose row does not was not defined by the tree, and is dropped — a
 /// stale SECURITY DEFINER function never stays callable. Without CASCADE: something a migration made that still uses a dropped

@@ -3,17 +3,17 @@
 -- batches (webhook.expire_hints). Until now the table only grew.
 SET LOCAL ROLE ingest_owner;
 
-INSERT INTO app.settings (name, value) VALUES ('webhook_hint_retention', '30 days');
--- A retention that is not whole days would stop the worker's expiry at its first call: refused here,
--- when a DBA sets it, instead.
-ALTER TABLE app.settings ADD CONSTRAINT settings_webhook_hint_retention_in_days
-    CHECK (name <> 'webhook_hint_retention' OR value ~ '^[1-9][0-9]{0,3} days?$');
-
 -- The expiry reads the finished hints oldest first and stops at the retention's edge: it never
--- visits a kept hint, and never an undelivered one. (Built in the migration's transaction: writes of
--- hints, and so of bookings while an endpoint is armed, wait while it builds; the table is bounded
--- from now on.)
+-- visits a kept hint, and never an undelivered one. Built first: while it builds, writes of hints
+-- (and so of bookings while an endpoint is armed) wait; nothing else does.
 CREATE INDEX webhook_hints_finished_by_occurrence ON app.webhook_hints (occurred_at)
     WHERE state <> 'undelivered';
+
+INSERT INTO app.settings (name, value) VALUES ('webhook_hint_retention', '30 days');
+-- A retention that is not whole days would stop the worker's expiry at its first call: refused here,
+-- when a DBA sets it, instead. Last: it holds app.settings, which every feed page reads, alone until
+-- the migration commits, a moment later.
+ALTER TABLE app.settings ADD CONSTRAINT settings_webhook_hint_retention_in_days
+    CHECK (name <> 'webhook_hint_retention' OR value ~ '^[1-9][0-9]{0,3} days?$');
 
 RESET ROLE;

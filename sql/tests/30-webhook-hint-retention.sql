@@ -42,11 +42,6 @@ BEGIN
     RETURN v_deleted;
 END
 $$;
--- The ages (days) of the hints left, oldest first, of both operators.
-CREATE FUNCTION pg_temp.ages_left() RETURNS SETOF integer LANGUAGE sql AS $$
-    SELECT extract(day FROM now() - h.occurred_at)::integer FROM app.webhook_hints AS h ORDER BY 1 DESC;
-$$;
-
 -- Past 30 days: the finished hints of 31 to 34 days, four of each operator.
 SELECT is(pg_temp.expire(3), 3, 'a call deletes at most its limit');
 SELECT is((SELECT count(*) FROM app.webhook_hints WHERE state <> 'undelivered' AND occurred_at < now() - interval '32 days 12 hours'),

@@ -37,7 +37,9 @@ impl LockWatch {
             let seen = seen.clone();
             async move {
                 loop {
-                    if let Ok(Some(row)) = watcher.query_opt(WAITING_FOR, &[&pid]).await {
+                    // (each look within a deadline: a watcher that hangs only leaves the wait unnamed)
+                    let look = tokio::time::timeout(every * 4, watcher.query_opt(WAITING_FOR, &[&pid])).await;
+                    if let Ok(Ok(Some(row))) = look {
                         *seen.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(row.get(0));
                     }
                     tokio::time::sleep(every).await;

@@ -58,6 +58,8 @@ pub const EXPIRY_BATCH: i32 = 1000;
 /// deployment writes, so a backlog of expired hints (the first run after an upgrade) drains within
 /// hours without ever keeping the worker from its sweeps for long.
 const EXPIRY_BATCHES_PER_INTERVAL: usize = 10;
+/// And no further call once a round has taken this long: sweeps wait for it.
+const EXPIRY_BUDGET: Duration = Duration::from_secs(2);
 const PLATFORM_DOMAINS_CONFIGURED: &str = "SELECT webhook.platform_domains_configured()";
 const MAY_CLAIM: &str = "SELECT pg_catalog.has_function_privilege('webhook.claim_due_hints(integer, integer, integer)', 'EXECUTE') \
                          AND pg_catalog.has_function_privilege('webhook.record_attempt(uuid, bigint, uuid, integer, text)', 'EXECUTE')";
@@ -257,11 +259,15 @@ impl Worker {
         }
     }
 
-    /// Deletes the hints past their retention, a batch a statement, until a batch comes back short
-    /// or [`EXPIRY_BATCHES_PER_INTERVAL`] have run; a failure ends this round (the next interval
-    /// tries again).
+    /// Deletes the hints past their retention, a batch a statement, until a batch comes back short,
+    /// [`EXPIRY_BATCHES_PER_INTERVAL`] have run or the round has taken [`EXPIRY_BUDGET`]; a failure
+    /// ends this round (the next interval tries again).
     async fn expire_hints(&self, client: &Client) {
+        let started = Instant::now();
         for _ in 0..EXPIRY_BATCHES_PER_INTERVAL {
+            if started.elapsed() >= EXPIRY_BUDGET {
+                return;
+            }
             let Ok(outcome) = tokio::time::timeout(DATABASE_DEADLINE, client.query_one(EXPIRE, &[&EXPIRY_BATCH])).await
             else {
                 tracing::warn!("webhook hints past their retention could not be deleted in time");

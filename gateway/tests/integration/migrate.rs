@@ -341,3 +341,58 @@ async fn a_migration_behind_a_long_transaction_gives_up_naming_the_lock_while_re
     gateway::migrate::run_with(&url, brief(3)).await.expect("once the transaction ends, the run succeeds");
     app.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_trigger_changed_by_hand_is_put_back_before_a_function_it_points_to_is_dropped() {
+    let url = create_database(true).await;
+    let admin = connect(&url).await;
+    // stamp_change made again by hand to call a function no file defines (its comment unchanged),
+    // and keep_history (which refuses deletes) disabled.
+    admin
+        .batch_execute(
+            "SET ROLE ingest_owner; \
+             CREATE FUNCTION app.stale_stamp() RETURNS trigger LANGUAGE plpgsql \
+                 SET search_path = pg_catalog, pg_temp AS 'BEGIN RETURN NEW; END'; \
+             CREATE OR REPLACE TRIGGER stamp_change BEFORE INSERT OR UPDATE ON app.bookings \
+                 FOR EACH ROW EXECUTE FUNCTION app.stale_stamp(); \
+             ALTER TABLE app.bookings DISABLE TRIGGER keep_history; \
+             RESET ROLE",
+        )
+        .await
+        .unwrap();
+    gateway::migrate::run_with(&url, brief(1)).await.expect("the run puts both back, then drops the stale function");
+    let row = admin
+        .query_one(
+            "SELECT to_regprocedure('app.stale_stamp()')::text, \
+                    (SELECT pg_get_triggerdef(oid) FROM pg_trigger WHERE tgrelid = 'app.bookings'::regclass AND tgname = 'stamp_change'), \
+                    (SELECT tgenabled::text FROM pg_trigger WHERE tgrelid = 'app.bookings'::regclass AND tgname = 'keep_history')",
+            &[],
+        )
+        .await
+        .unwrap();
+    assert_eq!(row.get::<_, Option<String>>(0), None, "the function no file defines is dropped");
+    assert!(
+        row.get::<_, String>(1).ends_with("EXECUTE FUNCTION app.booking_stamp_change()"),
+        "{}",
+        row.get::<_, String>(1)
+    );
+    assert_eq!(row.get::<_, String>(2), "O", "keep_history fires again");
+}
+
+#[tokio::test]
+async fn a_trigger_to_make_behind_a_writer_gives_up_naming_the_lock() {
+    let url = create_database(true).await;
+    let admin = connect(&url).await;
+    admin
+        .batch_execute("COMMENT ON TRIGGER stamp_change ON app.bookings IS 'defined by sql/functions, sha256 0'")
+        .await
+        .unwrap();
+    let writer = connect(&url).await;
+    writer.batch_execute("BEGIN; LOCK TABLE app.bookings IN ROW EXCLUSIVE MODE").await.unwrap();
+    let error = gateway::migrate::run_with(&url, brief(2)).await.expect_err("the run gives up");
+    assert!(error.contains("gave up after 2 tries"), "{error}");
+    assert!(error.contains("ShareRowExclusiveLock on app.bookings"), "the lock is named: {error}");
+    assert!(error.contains(&format!("held by pid {} (", backend_pid(&writer).await)), "{error}");
+    writer.batch_execute("COMMIT").await.unwrap();
+    gateway::migrate::run_with(&url, brief(1)).await.expect("once the writer is gone, the run succeeds");
+}

@@ -10,8 +10,8 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     PERFORM app.console_caller(ARRAY['owner', 'manager', 'staff'], 'forbidden');
-    kept_since := app.webhook_hints_kept_since();
-    retention := now() - kept_since;
+    retention := app.webhook_hint_retention();
+    kept_since := now() - retention;
 END
 $$;
 REVOKE ALL ON FUNCTION console.webhook_delivery_retention() FROM PUBLIC;

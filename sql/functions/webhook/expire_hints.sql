@@ -1,5 +1,5 @@
 -- Retention (role webhook_worker): deletes at most p_limit (1-10 000) delivered or dead hints that
--- occurred before app.webhook_hints_kept_since(), oldest first, and answers how many. Undelivered
+-- occurred before now() less app.webhook_hint_retention(), oldest first, and answers how many. Undelivered
 -- hints (waiting or in flight) are never deleted, whatever their age. One call is one short
 -- transaction: the worker calls it again while a call fills its limit, so no lock on the hints is
 -- held for long, and rows another session holds are skipped, not waited for.
@@ -11,7 +11,7 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     -- (computed once: a function call compared with the indexed column would run for every row)
-    c_kept_since constant timestamptz := app.webhook_hints_kept_since();
+    c_kept_since constant timestamptz := now() - app.webhook_hint_retention();
     v_deleted integer;
 BEGIN
     IF p_limit IS NULL OR p_limit NOT BETWEEN 1 AND 10000 THEN
