@@ -404,8 +404,9 @@ bench_size() {
         -f "$root/bench/pgbench/lots_page.sql" -D after=lot-000001 -D limit=1 >/dev/null
     script_p50() { awk -v script="$1" '$4 == script { print $3 / 1000 }' "$work/pgb.counted" | percentile 50; }
     interleaved+=("$size: $(script_p50 0) / $(script_p50 1)")
-    peak_rss+=("$size: $(awk '/VmHWM/ { printf "%.1f MiB", $2 / 1024 }' "/proc/$gateway_pid/status")")
-    bare_peak_rss+=("$size: $(awk '/VmHWM/ { printf "%.1f MiB", $2 / 1024 }' "/proc/$bare_pid/status")")
+    peak_of() { awk '/VmHWM/ { printf "%.1f MiB", $2 / 1024 }' "/proc/$1/status"; }
+    peak_rss+=("$size: $(peak_of "$gateway_pid")")
+    bare_peak_rss+=("$size: $(peak_of "$bare_pid")")
     stop "$gateway_pid"; gateway_pid=""
     stop "$bare_pid"; bare_pid=""
 }

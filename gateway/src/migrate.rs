@@ -18,7 +18,7 @@ use std::time::Duration;
 use crate::db_tls::DatabaseLink;
 
 mod lock_wait;
-pub mod triggers;
+mod triggers;
 
 mod embedded {
     refinery::embed_migrations!("../sql/migrations");
@@ -305,8 +305,8 @@ async fn keep_secrets_out_of_the_server_log(client: &tokio_postgres::Client) -> 
 /// others dropped). CREATE OR REPLACE rewrites the catalog row of every function a file defines, so
 /// within this transaction those rows carry its id: any function of the project's schemas
 /// (extension members aside) whose row does not was not defined by the tree, and is dropped — a
-/// stale SECURITY DEFINER function never stays callable. Without CASCADE: something a migration made that still uses a dropped
-/// function fails the migration instead of vanishing with it. Then every grant on a function but
+/// stale SECURITY DEFINER function never stays callable. Without CASCADE: something a migration
+/// made that still uses a dropped function fails the migration instead of vanishing with it. Then every grant on a function but
 /// the owner's is revoked; the second pass grants again exactly what the files grant.
 const PRUNE_WHAT_THE_TREE_DOES_NOT_DEFINE: &str = r#"
 DO $prune$

@@ -1,6 +1,6 @@
 -- Retention (role webhook_worker): deletes at most p_limit (1-10 000) delivered or dead hints that
--- occurred before now() less app.webhook_hint_retention(), oldest first, and answers how many. Undelivered
--- hints (waiting or in flight) are never deleted, whatever their age. One call is one short
+-- occurred before now() less app.webhook_hint_retention(), oldest first, and answers how many.
+-- Undelivered hints (waiting or in flight) are never deleted, whatever their age. One call is one short
 -- transaction: the worker calls it again while a call fills its limit, so no lock on the hints is
 -- held for long, and rows another session holds are skipped, not waited for.
 CREATE OR REPLACE FUNCTION webhook.expire_hints(p_limit integer)
