@@ -5,7 +5,7 @@
 -- insert and update (the feed's order) and on no update that changes nothing; bookings are never
 -- deleted, and a lot that has ever taken a booking can never be deleted, by anyone.
 BEGIN;
-SELECT plan(203);
+SELECT plan(206);
 
 CREATE TEMP TABLE fx AS
 SELECT a, b, tests.issue_credential(a, ARRAY['write_supply']) AS bearer, tests.issue_credential(b, ARRAY['write_supply']) AS b_bearer
@@ -430,6 +430,15 @@ RESET ROLE;
 SELECT set_config('app.operator_id', '', true);
 SELECT is((tests.lot(a, 'spare')).id, NULL, 'lot spare is gone') FROM fx;
 SELECT is(tests.lot_count(a), 4::bigint, 'A''s other four lots remain') FROM fx;
+
+-- The choices a booking write accepts are the registry's (app.booking_field_choices, folded into
+-- a constant where app.booking_from_json is planned).
+SELECT is(app.booking_field_choices('status'), (SELECT f.choices FROM app.booking_fields() AS f WHERE f.name = 'status'),
+          'the status choices are the registry''s');
+SELECT is(app.booking_field_choices('payment_status'),
+          (SELECT f.choices FROM app.booking_fields() AS f WHERE f.name = 'payment_status'),
+          'the payment_status choices are the registry''s');
+SELECT is(app.booking_field_choices('channel'), NULL, 'a field that is not a choice has no choices');
 
 SELECT * FROM finish();
 ROLLBACK;

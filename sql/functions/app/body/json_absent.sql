@@ -3,7 +3,8 @@
 --
 -- PL/pgSQL, like every small function on a write path: a SQL function with a SET clause is never
 -- inlined, and its body is parsed and planned again in every transaction that calls it (a booking
--- write paid that sixteen times over).
+-- write paid that sixteen times over). The readers of sql/functions/app/body write the same test
+-- inline (json_value_readers.sql says why).
 CREATE OR REPLACE FUNCTION app.json_absent(p_value jsonb)
 RETURNS boolean
 LANGUAGE plpgsql

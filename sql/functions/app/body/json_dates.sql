@@ -15,31 +15,29 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_text text;
-    v_shape text;
-    v_year integer;
-    v_month integer;
 BEGIN
-    IF app.json_absent(p_value) THEN
+    IF coalesce(p_value, 'null') = 'null' THEN
         RETURN NULL;
     END IF;
     v_text := CASE WHEN jsonb_typeof(p_value) = 'string' THEN p_value #>> '{}' END;
-    v_shape := CASE p_format
-        WHEN 'YYYY-MM-DD' THEN '^[0-9]{4}-[0-9]{2}-[0-9]{2}$'
-        WHEN 'YYYY-MM-DD"T"HH24:MI:SS' THEN '^[0-9]{4}-[0-9]{2}-[0-9]{2}T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$'
-    END;
-    IF v_shape IS NULL THEN
-        RAISE EXCEPTION 'app.json_calendar_text: no shape for the format %', p_format;
+    -- One expression (each expression of a function costs its setting-up in every transaction,
+    -- and a booking write is one transaction). CASE evaluates in order, so make_date never sees a
+    -- year 0 or a month 13; AND has no documented order.
+    IF (CASE WHEN v_text ~ CASE p_format
+                               WHEN 'YYYY-MM-DD' THEN '^[0-9]{4}-[0-9]{2}-[0-9]{2}$'
+                              WHEN 'YYYY-MM-DD"T"HH24:MI:SS' THEN
+                                  '^[0-9]{4}-[0-9]{2}-[0-9]{2}T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$'
+                          END
+                 AND substr(v_text, 1, 4) COLLATE "C" <> '0000'
+                 AND substr(v_text, 6, 2) COLLATE "C" BETWEEN '01' AND '12'
+            THEN substr(v_text, 9, 2)::integer
+                 BETWEEN 1 AND extract(day FROM make_date(substr(v_text, 1, 4)::integer, substr(v_text, 6, 2)::integer, 1)
+                                                + interval '1 month - 1 day')
+        END) THEN
+        RETURN v_text;
     END IF;
-    IF v_text ~ v_shape THEN
-        v_year := substr(v_text, 1, 4)::integer;
-        v_month := substr(v_text, 6, 2)::integer;
-        -- (nested, so make_date never sees year 0 or month 13: AND has no documented order)
-        IF v_year >= 1 AND v_month BETWEEN 1 AND 12 THEN
-            IF substr(v_text, 9, 2)::integer
-               BETWEEN 1 AND extract(day FROM make_date(v_year, v_month, 1) + interval '1 month - 1 day') THEN
-                RETURN v_text;
-            END IF;
-        END IF;
+    IF p_format NOT IN ('YYYY-MM-DD', 'YYYY-MM-DD"T"HH24:MI:SS') THEN
+        RAISE EXCEPTION 'app.json_calendar_text: no shape for the format %', p_format;
     END IF;
     PERFORM app.refuse(422, p_error, p_field);
     RETURN NULL;  -- not reached

@@ -18,7 +18,7 @@ AS $$
 DECLARE
     v_amount numeric;
 BEGIN
-    IF app.json_absent(p_value) THEN
+    IF coalesce(p_value, 'null') = 'null' THEN
         RETURN NULL;
     END IF;
     CASE p_kind

@@ -1,6 +1,10 @@
 -- Typed readers for members of a request body. Each takes the member's jsonb value (SQL NULL when
 -- the key is absent), answers SQL NULL for an absent key or JSON null, and refuses anything else that
 -- is not of its type with PT422 p_error (default invalid_body) naming p_field.
+--
+-- The readers (these, app.json_field and app.json_calendar_text) test absence themselves,
+-- `coalesce(p_value, 'null') = 'null'`, the rule of app.json_absent written as one expression: a
+-- nested call costs ~3 µs (a PL/pgSQL call and its SET clause), and a booking reads sixteen members.
 
 -- A JSON number with an integral value (12 and 12.0 alike) within p_min..p_max. Strings are refused.
 CREATE OR REPLACE FUNCTION app.json_integer(p_value jsonb, p_field text, p_min integer, p_max integer)
@@ -9,7 +13,7 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF app.json_absent(p_value) THEN
+    IF coalesce(p_value, 'null') = 'null' THEN
         RETURN NULL;
     END IF;
     IF jsonb_typeof(p_value) <> 'number'
@@ -29,7 +33,7 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF app.json_absent(p_value) THEN
+    IF coalesce(p_value, 'null') = 'null' THEN
         RETURN NULL;
     END IF;
     IF jsonb_typeof(p_value) <> 'string' OR char_length(p_value #>> '{}') > p_max_length THEN
@@ -47,7 +51,7 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF app.json_absent(p_value) THEN
+    IF coalesce(p_value, 'null') = 'null' THEN
         RETURN NULL;
     END IF;
     IF jsonb_typeof(p_value) <> 'boolean' THEN
@@ -67,7 +71,7 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF app.json_absent(p_value) THEN
+    IF coalesce(p_value, 'null') = 'null' THEN
         RETURN NULL;
     END IF;
     IF jsonb_typeof(p_value) = 'number' THEN

@@ -17,8 +17,6 @@ DECLARE
         'customer', 'vehicle_plates'];
     v_booking app.bookings := p_base;
     v_lot_external_id text;
-    v_status_choices text[];
-    v_payment_status_choices text[];
     v_plates jsonb;
     v_plates_sound boolean;
     v_missing text;
@@ -63,19 +61,15 @@ BEGIN
     IF p_booking ? 'parking_days' THEN
         v_booking.parking_days := app.json_integer(p_booking -> 'parking_days', 'parking_days', 1, 3660);
     END IF;
-    -- status, then payment_status: one of the registry's choices (app.json_field's `choice`), both
-    -- lists read in one query
-    IF p_booking ?| ARRAY['status', 'payment_status'] THEN
-        SELECT max(f.choices) FILTER (WHERE f.name = 'status'), max(f.choices) FILTER (WHERE f.name = 'payment_status')
-          INTO v_status_choices, v_payment_status_choices
-          FROM app.booking_fields() AS f;
-    END IF;
+    -- status, then payment_status: one of the registry's choices (app.json_field's `choice`)
     IF p_booking ? 'status' THEN
-        v_booking.status := app.json_field(p_booking -> 'status', 'status', 'choice', NULL, NULL, v_status_choices) #>> '{}';
+        v_booking.status := app.json_field(
+            p_booking -> 'status', 'status', 'choice', NULL, NULL, app.booking_field_choices('status')) #>> '{}';
     END IF;
     IF p_booking ? 'payment_status' THEN
         v_booking.payment_status := app.json_field(
-            p_booking -> 'payment_status', 'payment_status', 'choice', NULL, NULL, v_payment_status_choices) #>> '{}';
+            p_booking -> 'payment_status', 'payment_status', 'choice', NULL, NULL,
+            app.booking_field_choices('payment_status')) #>> '{}';
     END IF;
     IF p_booking ? 'currency' THEN
         v_booking.currency := upper(app.json_text(p_booking -> 'currency', 'currency', 3) COLLATE "C");
