@@ -159,6 +159,11 @@ gateway_clocks() {
         END { printf "%.6f %d %.6f %d\n", request, requests, call, calls }'
 }
 
+# A request body's size in KiB, one decimal ("0" for none): the own-code target allows 4 µs a KiB.
+body_kib() {
+    if [ -n "$1" ]; then awk -v bytes="$(stat -c %s "$1")" 'BEGIN { printf "%.1f\n", bytes / 1024 }'; else echo 0; fi
+}
+
 # One connection's "wrk mean|gateway mean|database call mean" (ms) over the same requests: the
 # rounds' wrk lines (their requests and means), and the gateway's clocks before and after them.
 same_requests_means() {
@@ -185,7 +190,7 @@ rows=()   # the table's rows, across sizes
 peak_rss=()
 bare_peak_rss=()   # the pass-through's, beside the gateway's: what hyper and tokio-postgres keep alone
 interleaved=()   # "size: PUT p50 / GET p50" (ms)
-one_connection=()   # "size|route|wrk mean|gateway mean|database call mean" (ms), the same requests
+one_connection=()   # "size|route|body KiB|wrk mean|gateway mean|database call mean" (ms), the same requests
 
 bench_size() {
     local size="$1" lots bookings small
@@ -346,7 +351,7 @@ bench_size() {
             done
             gw="$(combine_rounds "${gw_rounds[@]}")"
             bare="$(combine_rounds "${bare_rounds[@]}")"
-            [ "$c" = 1 ] && one_connection+=("$size|$name|$(same_requests_means "$clocks_before" "$(gateway_clocks)" "${gw_rounds[@]}")")
+            [ "$c" = 1 ] && one_connection+=("$size|$name|$(body_kib "$body_file")|$(same_requests_means "$clocks_before" "$(gateway_clocks)" "${gw_rounds[@]}")")
             pg="- - - - -"; fl="- - - - -"
             [ -n "$pgb" ] && pg="$(combine_rounds "${pg_rounds[@]}")"
             [ -n "$floor" ] && fl="$(combine_rounds "${fl_rounds[@]}")"
@@ -467,13 +472,13 @@ if [ -f "$out" ]; then cp "$out" "$earlier"; else : >"$earlier"; fi
     echo "Drift between rounds cannot enter these differences; it can enter gateway p50 − pgbench p50."
     echo
     # (route first: bench/targets.sh reads the rows that begin with a size as the main table's)
-    echo "| route | size | wrk mean | gateway request | database call | gateway's own (µs) | HTTP exchange (µs) |"
-    echo "|---|---|---|---|---|---|---|"
+    echo "| route | size | body (KiB) | wrk mean | gateway request | database call | gateway's own (µs) | HTTP exchange (µs) |"
+    echo "|---|---|---|---|---|---|---|---|"
     for row in "${one_connection[@]}"; do
-        IFS='|' read -r size name client request call <<<"$row"
+        IFS='|' read -r size name kib client request call <<<"$row"
         read -r own hop <<<"$(awk -v client="$client" -v request="$request" -v call="$call" 'BEGIN {
             if (call == "-") print "- -"; else printf "%.0f %.0f\n", (request - call) * 1000, (client - request) * 1000 }')"
-        echo "| $name | $size | $client | $request | $call | $own | $hop |"
+        echo "| $name | $size | $kib | $client | $request | $call | $own | $hop |"
     done
 } >"$out.new"
 {
