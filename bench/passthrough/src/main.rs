@@ -67,8 +67,11 @@ async fn answer(pool: Pool, request: Request<Incoming>) -> Result<Response<Full<
         }
     }
     let no_fault: Option<serde_json::Value> = None;
-    let client = pool.get().await.expect("a database connection");
-    let statement = client.prepare_cached(operation.call.sql()).await.expect("the statement");
+    // (no connection or no statement: 503 for the request, never a panic of the connection's task)
+    let Ok(client) = pool.get().await else { return Ok(status_only(StatusCode::SERVICE_UNAVAILABLE)) };
+    let Ok(statement) = client.prepare_cached(operation.call.sql()).await else {
+        return Ok(status_only(StatusCode::SERVICE_UNAVAILABLE));
+    };
     let row = match operation.call {
         Call::Credential(_) => client.query_one(&statement, &[&authorization]).await,
         Call::Page(_) => client.query_one(&statement, &[&authorization, &text, &limit]).await,
@@ -85,7 +88,7 @@ async fn answer(pool: Pool, request: Request<Incoming>) -> Result<Response<Full<
         Err(error) => match error.as_db_error().filter(|db| db.code().code().starts_with("PT")) {
             Some(db) => (
                 db.code().code()[2..].parse().unwrap_or(500),
-                Bytes::from(format!("{{\"error\": \"{}\"}}", db.message())),
+                Bytes::from(serde_json::json!({ "error": db.message() }).to_string()),
             ),
             None => (500, Bytes::from_static(b"{\"error\": \"internal\"}")),
         },
