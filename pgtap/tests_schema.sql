@@ -611,6 +611,38 @@ BEGIN
 END
 $$;
 
+-- GET /bookings through a standby, the way the gateway calls it, each half as role ingest_gateway
+-- with a fresh transaction's settings: the primary's read assertion for the bearer
+-- (api.bookings_read_assertion), and the standby's page for an assertion
+-- (api.bookings_get_standby). Refusals propagate as raised.
+CREATE FUNCTION tests.read_assertion(p_bearer text)
+RETURNS text
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_state jsonb := tests.acting_state();
+    v_assertion text;
+BEGIN
+    PERFORM tests.act_as_gateway();
+    SELECT a.body INTO v_assertion FROM api.bookings_read_assertion(p_bearer) AS a;
+    PERFORM tests.restore_acting_state(v_state);
+    RETURN v_assertion;
+END
+$$;
+
+CREATE FUNCTION tests.get_bookings_standby(p_assertion text, p_since text, p_limit integer, p_max_lag_ms integer,
+                                           OUT status integer, OUT body jsonb)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_state jsonb := tests.acting_state();
+BEGIN
+    PERFORM tests.act_as_gateway();
+    SELECT g.status, g.body INTO status, body FROM api.bookings_get_standby(p_assertion, p_since, p_limit, p_max_lag_ms) AS g;
+    PERFORM tests.restore_acting_state(v_state);
+END
+$$;
+
 -- The bookings feed's watermark lag (the `bookings_watermark_lag` row of app.settings) set to p_lag
 -- (an interval text: '0 seconds', '-1 hour', '5 minutes'), as the superuser. Like every write of a
 -- test it lasts until the test's transaction rolls back.

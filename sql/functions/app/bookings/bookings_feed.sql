@@ -77,6 +77,27 @@ AS $$
 $$;
 REVOKE ALL ON FUNCTION app.bookings_watermark(uuid) FROM PUBLIC;
 
+-- The watermark on a hot standby, which cannot see the primary's locks: the earliest of now() minus
+-- the lag, the moment of the last publication the standby has replayed, and the start of the
+-- operator's oldest writer open at that moment (api.bookings_feed_publish). Every booking stamped
+-- before that moment was committed before the publication, and so is visible wherever the
+-- publication is, unless its writer was open then, and was published (sql/README.md, "The feed on
+-- a standby"). A publication that is old only holds the feed back; never published: -infinity.
+CREATE OR REPLACE FUNCTION app.bookings_watermark_published(p_operator_id uuid)
+RETURNS timestamptz
+LANGUAGE sql
+STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT least(
+        now() - (SELECT s.value::interval FROM app.settings AS s WHERE s.name = 'bookings_watermark_lag'),
+        p.published_at,
+        timestamptz '2020-01-01 00:00:00+00'
+            + make_interval(secs => (p.writers ->> (app.booking_writer_key(p_operator_id)::bigint & 4294967295)::text)::bigint))
+      FROM app.booking_writers_published AS p;
+$$;
+REVOKE ALL ON FUNCTION app.bookings_watermark_published(uuid) FROM PUBLIC;
+
 -- The signature of a cursor payload, bound to the operator.
 CREATE OR REPLACE FUNCTION app.cursor_signature(p_operator_id uuid, p_payload text)
 RETURNS bytea
@@ -100,7 +121,7 @@ LANGUAGE sql
 STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT app.base64url(convert_to(c.payload, 'UTF8')) || '.' || app.base64url(app.cursor_signature(p_operator_id, c.payload))
+    SELECT app.signed_token(c.payload, app.cursor_signature(p_operator_id, c.payload))
       FROM (SELECT format('1|%s|%s', (extract(epoch FROM p_changed_at) * 1000000)::bigint, p_reference) AS payload) AS c;
 $$;
 REVOKE ALL ON FUNCTION app.cursor_token(uuid, timestamptz, text) FROM PUBLIC;
@@ -108,34 +129,23 @@ REVOKE ALL ON FUNCTION app.cursor_token(uuid, timestamptz, text) FROM PUBLIC;
 -- The feed position a token names, or PT422 invalid_cursor (field since) for anything this service
 -- did not issue to this operator: garbage, a tampered, re-spelt or truncated token, another
 -- operator's, one signed with another key, one over 512 characters.
--- (Plain patterns and length checks: a bounded repetition such as {43} costs PostgreSQL's regular
--- expressions tens of microseconds a match, more than the rest of this function.)
 CREATE OR REPLACE FUNCTION app.cursor_position(p_operator_id uuid, p_token text, OUT changed_at timestamptz, OUT reference text)
 LANGUAGE plpgsql
 STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    v_head text := CASE WHEN char_length(p_token) <= 512 THEN split_part(p_token, '.', 1) END;
-    v_payload text;
+    v_payload constant text := app.signed_token_payload(p_token, 512);
     v_fields text[];
 BEGIN
-    -- The payload half, before the first dot, when decode() takes it (base64url, and no length of
-    -- 4n + 1). Its bytes as text by the escape encoding: a byte outside ASCII or a backslash comes out
-    -- as a backslash sequence, which the payload's pattern refuses (no conversion error to catch).
-    IF v_head ~ '^[A-Za-z0-9_-]+$' AND char_length(v_head) % 4 <> 1 THEN
-        v_payload := encode(decode(app.base64url_pad(v_head), 'base64'), 'escape');
-    END IF;
     -- "1|<sign><1-18 digits>|<0-64 of A-Za-z0-9_->"
     v_fields := regexp_match(v_payload, '^1\|(-?)([0-9]+)\|([A-Za-z0-9_-]*)$');
-    -- The token must be exactly the text this service issues for that payload and operator: the
-    -- signature, and both halves in their one canonical spelling (the last character of a base64
-    -- text carries spare bits that decode() ignores, so several spellings decode to the same bytes).
+    -- The token must be exactly the text this service issues for that payload and operator (the
+    -- signature, and the one spelling: app/calls/signed_tokens.sql).
     IF v_fields IS NULL OR char_length(v_fields[2]) > 18 OR char_length(v_fields[3]) > 64
        OR NOT coalesce(app.constant_time_equals(
               convert_to(p_token, 'UTF8'),
-              convert_to(app.base64url(convert_to(v_payload, 'UTF8')) || '.'
-                         || app.base64url(app.cursor_signature(p_operator_id, v_payload)), 'UTF8')), false) THEN
+              convert_to(app.signed_token(v_payload, app.cursor_signature(p_operator_id, v_payload)), 'UTF8')), false) THEN
         PERFORM app.refuse(422, 'invalid_cursor', 'since');
     END IF;
     changed_at := timestamptz 'epoch' + (v_fields[1] || v_fields[2] || ' microseconds')::interval;  -- exact, unlike a float
