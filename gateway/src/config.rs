@@ -53,6 +53,29 @@ pub struct Config {
     /// `EDGE_PEERS` (default none): the CIDR ranges the edge connects from, comma-separated; the
     /// header is honoured only from a peer in one of them (none: never).
     pub edge_peers: Vec<IpNet>,
+    /// `DATABASE_READ_URL` and its settings: GET /bookings served by a hot standby (None: the
+    /// primary serves everything, as before).
+    pub read: Option<ReadSettings>,
+}
+
+/// Reads from a hot standby of `DATABASE_URL`'s database (`crate::standby`).
+#[derive(Clone, Debug)]
+pub struct ReadSettings {
+    /// `DATABASE_READ_URL`: the standby (a libpq URL or key=value form; TLS options as `DATABASE_URL`'s).
+    /// Its connections switch to `DATABASE_ROLE` like the primary's.
+    pub database_url: String,
+    /// `DATABASE_READ_POOL_SIZE` (default `DATABASE_POOL_SIZE`): the most standby connections held.
+    pub pool_size: usize,
+    /// `DATABASE_READ_TIMEOUT_MS` (default 1000): the longest a read waits for the standby (a
+    /// connection and the page) before the primary serves it.
+    pub timeout: Duration,
+    /// `DATABASE_READ_MAX_LAG_MS` (default 5000): the oldest the standby's last publication of the
+    /// booking writers may be for it to serve the feed; older (the standby lags, or nothing
+    /// publishes), the primary serves it. More than `FEED_PUBLISH_INTERVAL_MS`.
+    pub max_lag: Duration,
+    /// `FEED_PUBLISH_INTERVAL_MS` (default 1000): how often this gateway publishes the primary's open
+    /// booking writers for the standbys (`api.bookings_feed_publish`).
+    pub publish_interval: Duration,
 }
 
 /// The webhook worker's settings.
@@ -135,6 +158,31 @@ impl Config {
             writes_hourly: rate("RATE_LIMIT_WRITES_HOURLY", spec.writes_hourly)?,
             max_buckets: positive("RATE_LIMIT_MAX_BUCKETS", &get("RATE_LIMIT_MAX_BUCKETS", "100000"))?,
         };
+        let pool_size = positive("DATABASE_POOL_SIZE", &get("DATABASE_POOL_SIZE", "16"))?;
+        let read = match lookup("DATABASE_READ_URL").filter(|url| !url.is_empty()) {
+            None => None,
+            Some(database_url) => {
+                let millis = |name: &str, default: &str| -> Result<Duration, String> {
+                    Ok(Duration::from_millis(positive(name, &get(name, default))? as u64))
+                };
+                let read = ReadSettings {
+                    database_url,
+                    pool_size: positive(
+                        "DATABASE_READ_POOL_SIZE",
+                        &get("DATABASE_READ_POOL_SIZE", &pool_size.to_string()),
+                    )?,
+                    timeout: millis("DATABASE_READ_TIMEOUT_MS", "1000")?,
+                    max_lag: millis("DATABASE_READ_MAX_LAG_MS", "5000")?,
+                    publish_interval: millis("FEED_PUBLISH_INTERVAL_MS", "1000")?,
+                };
+                if read.max_lag <= read.publish_interval {
+                    return Err("DATABASE_READ_MAX_LAG_MS must be more than FEED_PUBLISH_INTERVAL_MS: a standby is \
+                                never fresher than the last publication"
+                        .into());
+                }
+                Some(read)
+            }
+        };
         let rate_limits = match get("RATE_LIMITS", "on").as_str() {
             "on" => Some(limits),
             "off" => None,
@@ -149,7 +197,7 @@ impl Config {
             base_path,
             database_url,
             database_role: (!role.is_empty()).then_some(role),
-            pool_size: positive("DATABASE_POOL_SIZE", &get("DATABASE_POOL_SIZE", "16"))?,
+            pool_size,
             database_timeout: Duration::from_millis(positive(
                 "DATABASE_TIMEOUT_MS",
                 &get("DATABASE_TIMEOUT_MS", "5000"),
@@ -173,6 +221,7 @@ impl Config {
             rate_limits,
             edge_secret: lookup("EDGE_SECRET").filter(|secret| !secret.is_empty()).map(String::into_bytes),
             edge_peers: cidr_ranges("EDGE_PEERS", &get("EDGE_PEERS", ""))?,
+            read,
         })
     }
 }
@@ -308,6 +357,46 @@ mod tests {
         assert!(config(&[("DATABASE_URL", "u"), ("SHUTDOWN_DRAIN_SECONDS", "-1")])
             .unwrap_err()
             .contains("SHUTDOWN_DRAIN_SECONDS"));
+    }
+
+    #[test]
+    fn reads_stay_on_the_primary_unless_a_read_url_is_set_and_its_bounds_are_checked() {
+        assert!(config(&[("DATABASE_URL", "u")]).unwrap().read.is_none());
+        assert!(config(&[("DATABASE_URL", "u"), ("DATABASE_READ_URL", "")]).unwrap().read.is_none());
+        let read = config(&[("DATABASE_URL", "u"), ("DATABASE_POOL_SIZE", "24"), ("DATABASE_READ_URL", "r")])
+            .unwrap()
+            .read
+            .unwrap();
+        assert_eq!(read.database_url, "r");
+        assert_eq!(read.pool_size, 24, "the primary's pool size by default");
+        assert_eq!(read.timeout, Duration::from_secs(1));
+        assert_eq!(read.max_lag, Duration::from_secs(5));
+        assert_eq!(read.publish_interval, Duration::from_secs(1));
+        let own = config(&[
+            ("DATABASE_URL", "u"),
+            ("DATABASE_READ_URL", "r"),
+            ("DATABASE_READ_POOL_SIZE", "8"),
+            ("DATABASE_READ_TIMEOUT_MS", "250"),
+            ("DATABASE_READ_MAX_LAG_MS", "30000"),
+            ("FEED_PUBLISH_INTERVAL_MS", "500"),
+        ])
+        .unwrap()
+        .read
+        .unwrap();
+        assert_eq!(
+            (own.pool_size, own.timeout, own.max_lag, own.publish_interval),
+            (8, Duration::from_millis(250), Duration::from_secs(30), Duration::from_millis(500))
+        );
+        assert_eq!(
+            config(&[("DATABASE_URL", "u"), ("DATABASE_READ_URL", "r"), ("DATABASE_READ_MAX_LAG_MS", "1000")])
+                .unwrap_err(),
+            "DATABASE_READ_MAX_LAG_MS must be more than FEED_PUBLISH_INTERVAL_MS: a standby is never fresher than the \
+             last publication"
+        );
+        for name in ["DATABASE_READ_POOL_SIZE", "DATABASE_READ_TIMEOUT_MS", "FEED_PUBLISH_INTERVAL_MS"] {
+            let error = config(&[("DATABASE_URL", "u"), ("DATABASE_READ_URL", "r"), (name, "0")]).unwrap_err();
+            assert!(error.contains(name), "{error}");
+        }
     }
 
     #[test]

@@ -20,7 +20,7 @@ use tokio::time::{timeout, Instant};
 use tokio_postgres::types::{FromSql, ToSql, Type};
 
 use crate::backoff::{jitter, Admission, ConnectBackoff};
-use crate::config::Config;
+use crate::config::{Config, ReadSettings};
 use crate::db_tls::DatabaseLink;
 use crate::errors::ApiError;
 use crate::metrics::{CallOutcome, DbMetrics};
@@ -47,17 +47,53 @@ pub struct Database {
     metrics: DbMetrics,
 }
 
-impl Database {
-    /// Builds the pool; no connection is opened until the first request needs one, so the
-    /// gateway starts (and answers 503) while the database is down.
-    pub fn new(config: &Config) -> Result<Self, String> {
-        let link = DatabaseLink::parse(&config.database_url, "DATABASE_URL")?;
-        let mut pg = link.config.clone();
-        pg.connect_timeout(config.database_timeout);
-        pg.application_name("ingest-gateway");
+/// What a pool is built from: the primary's settings, or a standby's (`DATABASE_READ_*`).
+struct PoolSettings<'a> {
+    url: &'a str,
+    /// The setting that names the URL, for the messages about it.
+    url_setting: &'static str,
+    role: Option<String>,
+    size: usize,
+    /// The deadline of a call (connection and statement), and the sessions' statement_timeout.
+    deadline: Duration,
+    application_name: &'static str,
+}
 
-        let role = config.database_role.clone();
-        let statement_timeout = config.database_timeout.as_millis().to_string();
+impl Database {
+    /// Builds the primary's pool (`DATABASE_URL`); no connection is opened until the first request
+    /// needs one, so the gateway starts (and answers 503) while the database is down.
+    pub fn new(config: &Config) -> Result<Self, String> {
+        Self::with(PoolSettings {
+            url: &config.database_url,
+            url_setting: "DATABASE_URL",
+            role: config.database_role.clone(),
+            size: config.pool_size,
+            deadline: config.database_timeout,
+            application_name: "ingest-gateway",
+        })
+    }
+
+    /// Builds the pool of a hot standby (`DATABASE_READ_URL`), the same way: the same role and
+    /// session settings, its own size and deadline (`crate::standby`).
+    pub fn standby(config: &Config, read: &ReadSettings) -> Result<Self, String> {
+        Self::with(PoolSettings {
+            url: &read.database_url,
+            url_setting: "DATABASE_READ_URL",
+            role: config.database_role.clone(),
+            size: read.pool_size,
+            deadline: read.timeout,
+            application_name: "ingest-gateway-read",
+        })
+    }
+
+    fn with(settings: PoolSettings) -> Result<Self, String> {
+        let link = DatabaseLink::parse(settings.url, settings.url_setting)?;
+        let mut pg = link.config.clone();
+        pg.connect_timeout(settings.deadline);
+        pg.application_name(settings.application_name);
+
+        let role = settings.role;
+        let statement_timeout = settings.deadline.as_millis().to_string();
         let manager =
             Manager::from_config(pg, link.tls.clone(), ManagerConfig { recycling_method: RecyclingMethod::Fast });
         // Last in, first out: a request takes the connection used most recently, whose backend is
@@ -65,12 +101,12 @@ impl Database {
         // first out sent each request at one connection to another of the 64 a busy hour had opened:
         // a cold backend each time, twice the latency (bench/FINDINGS.md).
         let pool = Pool::builder(manager)
-            .max_size(config.pool_size)
+            .max_size(settings.size)
             .queue_mode(QueueMode::Lifo)
             .runtime(Runtime::Tokio1)
-            .wait_timeout(Some(config.database_timeout))
-            .create_timeout(Some(config.database_timeout))
-            .recycle_timeout(Some(config.database_timeout))
+            .wait_timeout(Some(settings.deadline))
+            .create_timeout(Some(settings.deadline))
+            .recycle_timeout(Some(settings.deadline))
             .post_create(Hook::async_fn(move |client, _| {
                 let role = role.clone();
                 let statement_timeout = statement_timeout.clone();
@@ -80,13 +116,7 @@ impl Database {
             }))
             .build()
             .map_err(|_| "the database pool could not be built".to_string())?;
-        Ok(Database {
-            pool,
-            deadline: config.database_timeout,
-            backoff: Arc::default(),
-            link,
-            metrics: DbMetrics::default(),
-        })
+        Ok(Database { pool, deadline: settings.deadline, backoff: Arc::default(), link, metrics: DbMetrics::default() })
     }
 
     /// The pool's and its calls' metrics (registered by `metrics::Metrics::gateway`).
@@ -109,6 +139,12 @@ impl Database {
         let status = outcome.as_ref().err().map(|error| error.status.as_u16());
         self.metrics.call(CallOutcome::of(status), started.elapsed());
         outcome
+    }
+
+    /// Runs `sql` like [`Self::call`], under the same deadline, but for the gateway's own upkeep (the
+    /// feed's publication): not counted among the calls of requests.
+    pub async fn call_for_upkeep(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Answer, ApiError> {
+        self.call_once(sql, params, Instant::now()).await
     }
 
     async fn call_once(&self, sql: &str, params: &[&(dyn ToSql + Sync)], started: Instant) -> Result<Answer, ApiError> {

@@ -32,12 +32,15 @@ use crate::ratelimit::RateLimiter;
 use crate::response::{self, Body, REQUEST_ID};
 use crate::routes::{self, Bucket, Matched};
 use crate::source::{source_address, FORWARDED_CLIENT};
+use crate::standby::Standby;
 use crate::telemetry::{LogSink, RequestLine, WriteLine};
 use tokio::sync::watch;
 
 pub struct AppState {
     pub config: Config,
     pub db: Database,
+    /// The hot standby that serves the feed (`DATABASE_READ_URL`), when set.
+    pub standby: Option<Standby>,
     pub log: LogSink,
     /// None when `RATE_LIMITS=off`.
     pub limiter: Option<RateLimiter>,
@@ -62,6 +65,7 @@ impl AppState {
         AppState {
             config,
             db,
+            standby: None,
             log,
             limiter,
             metrics,
@@ -69,6 +73,15 @@ impl AppState {
             draining: watch::Sender::new(false),
             stopping: AtomicBool::new(false),
         }
+    }
+
+    /// Serves the feed from `standby` (see [`Standby::from_config`]), and counts it.
+    pub fn with_standby(mut self, standby: Option<Standby>) -> Self {
+        if let Some(standby) = &standby {
+            self.metrics.add_standby(standby.metrics());
+        }
+        self.standby = standby;
+        self
     }
 
     /// Adds the metrics of the webhook worker running in this process.
@@ -80,6 +93,9 @@ impl AppState {
     /// The metrics' exposition, the gauges read now (the pool, the rate-limit buckets held).
     pub fn render_metrics(&self) -> String {
         self.db.observe_pool();
+        if let Some(standby) = &self.standby {
+            standby.observe_pool();
+        }
         self.metrics.rate_limits.buckets_held(self.limiter.as_ref().map_or(0, RateLimiter::held));
         self.metrics.render()
     }
@@ -278,9 +294,13 @@ where
         (Bucket::Write, true) => Cost::DryRunWrite,
     })?;
     let authorization = handlers::authorization(parts);
-    let answer =
-        handlers::call(&state.db, operation.call, authorization, external_id.as_deref(), &query, text.as_deref())
-            .await?;
+    let answer = match (&state.standby, operation.standby) {
+        (Some(standby), Some(call)) => standby.page(&state.db, call, operation.call, authorization, &query).await?,
+        _ => {
+            handlers::call(&state.db, operation.call, authorization, external_id.as_deref(), &query, text.as_deref())
+                .await?
+        }
+    };
     let report = writes.then(|| answer.body.clone());
     Ok((from_answer(answer), report))
 }

@@ -89,6 +89,13 @@ impl ApiError {
         self.code == "client_abort"
     }
 
+    /// The SQLSTATE of a database error that was not a refusal of ours (as [`Self::from_db`] put it
+    /// in the cause), for the gateway's own decisions (`crate::standby`); never sent to a client.
+    pub fn sqlstate(&self) -> Option<&str> {
+        let state = self.cause.as_deref()?.strip_prefix("sqlstate ")?.get(..5)?;
+        state.bytes().all(|b| b.is_ascii_alphanumeric()).then_some(state)
+    }
+
     /// 429 `rate_limited`, to be retried after `seconds` (≥ 1).
     pub fn rate_limited(seconds: u32) -> Self {
         ApiError {
@@ -183,6 +190,16 @@ mod tests {
         assert_eq!(error.status, StatusCode::UNPROCESSABLE_ENTITY);
         assert_eq!(error.code, "invalid_query");
         assert_eq!(error.field.as_deref(), Some("limit"));
+    }
+
+    #[test]
+    fn the_sqlstate_of_an_error_that_is_not_ours_is_kept_for_the_gateway_alone() {
+        let internal = ApiError::internal("sqlstate 55000 at PL/pgSQL function api.bookings_get_standby");
+        assert_eq!(internal.sqlstate(), Some("55000"));
+        assert_eq!(ApiError::database_unavailable("sqlstate 40001").sqlstate(), Some("40001"));
+        assert_eq!(ApiError::database_unavailable("pool wait timed out").sqlstate(), None);
+        assert_eq!(refusal("PT422", "invalid_cursor", Some("since")).unwrap().sqlstate(), None);
+        assert_eq!(ApiError::internal("sqlstate 5").sqlstate(), None);
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! Every rule of the API (authentication, scopes, validation, diffing, cursors) lives in PL/pgSQL
 //! functions under forced row-level security (`sql/`). This crate owns transport only, and each
 //! request costs one SQL round trip: one `api.*` function call that authenticates, checks scope,
-//! sets the operator context and does the work.
+//! sets the operator context and does the work (a feed read from a hot standby costs two: the
+//! primary authenticates, the standby reads; [`standby`]).
 //!
 //! # Layout
 //!
@@ -24,6 +25,8 @@
 //! - [`handlers`]: an operation's one database call, by its shape in the route table.
 //! - [`backoff`]: few connection attempts while the database is unreachable.
 //! - [`db`]: the connection pool and the single `call` every handler goes through.
+//! - [`standby`]: the bookings feed from a hot standby (`DATABASE_READ_URL`), the primary when it
+//!   cannot serve, and the publication of the booking writers it needs.
 //! - [`db_tls`]: `sslmode`/`sslrootcert` of a connection string and the TLS connector every
 //!   database connection (pool, cancel requests, webhook worker, migrate) goes through.
 //! - [`openapi`]: the published OpenAPI 3.1 document, made from the route table and the field
@@ -66,5 +69,6 @@ pub mod routes;
 pub mod scheduling;
 pub mod server;
 pub mod source;
+pub mod standby;
 pub mod telemetry;
 pub mod webhooks;

@@ -268,34 +268,140 @@ impl DbMetrics {
         self.pool_waiting.set(as_i64(waiting));
     }
 
-    fn register(&self, registry: &mut Registry) {
+    /// Registers the pool's metrics as `<prefix>_calls`, `<prefix>_pool_max` and so on:
+    /// `ingest_db` for the primary, `ingest_standby_db` for a standby's (`size_setting` names the
+    /// setting of its size).
+    fn register(&self, registry: &mut Registry, prefix: &str, size_setting: &str) {
         registry.register(
-            "ingest_db_calls",
+            format!("{prefix}_calls"),
             "Database calls of API requests, by outcome: ok, refused (4xx), try_again (503), internal (500)",
             self.calls.clone(),
         );
         registry.register(
-            "ingest_db_call_duration_seconds",
+            format!("{prefix}_call_duration_seconds"),
             "Time of one database call, the wait for a pooled connection included",
             self.call_duration.clone(),
         );
         registry.register(
-            "ingest_db_pool_wait_seconds",
+            format!("{prefix}_pool_wait_seconds"),
             "Time a call waited for a pooled connection",
             self.pool_wait.clone(),
         );
         registry.register(
-            "ingest_db_pool_max",
-            "Most connections the pool may hold (DATABASE_POOL_SIZE)",
+            format!("{prefix}_pool_max"),
+            format!("Most connections the pool may hold ({size_setting})"),
             self.pool_max.clone(),
         );
-        registry.register("ingest_db_pool_connections", "Connections the pool holds now", self.pool_open.clone());
-        registry.register("ingest_db_pool_in_use", "Pooled connections lent to a call now", self.pool_in_use.clone());
         registry.register(
-            "ingest_db_pool_waiting",
+            format!("{prefix}_pool_connections"),
+            "Connections the pool holds now",
+            self.pool_open.clone(),
+        );
+        registry.register(
+            format!("{prefix}_pool_in_use"),
+            "Pooled connections lent to a call now",
+            self.pool_in_use.clone(),
+        );
+        registry.register(
+            format!("{prefix}_pool_waiting"),
             "Calls waiting for a pooled connection now",
             self.pool_waiting.clone(),
         );
+    }
+}
+
+/// Why a feed read the standby was to serve went to the primary (`crate::standby`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fallback {
+    /// No answer from the standby in time: unreachable, down, a pool wait or its deadline, a query
+    /// cancelled by recovery (503-type errors).
+    Unavailable,
+    /// The standby's last publication of the booking writers was older than `DATABASE_READ_MAX_LAG_MS`.
+    Lagging,
+    /// The standby did not take the primary's read assertion (expired on the way, or another database).
+    Assertion,
+    /// Anything else the standby answered (a fault: 500-type).
+    Error,
+}
+
+impl Fallback {
+    fn label(self) -> &'static str {
+        match self {
+            Fallback::Unavailable => "unavailable",
+            Fallback::Lagging => "lagging",
+            Fallback::Assertion => "assertion",
+            Fallback::Error => "error",
+        }
+    }
+}
+
+/// How a publication of the booking writers ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Publication {
+    /// In place.
+    Made,
+    /// Another gateway's newer one was in place already.
+    Superseded,
+    /// The primary could not be reached, or refused it.
+    Failed,
+}
+
+/// Reads served by a hot standby, and the publications that let it serve them (`crate::standby`).
+#[derive(Clone, Debug)]
+pub struct StandbyMetrics {
+    served: Counter,
+    fallbacks: Family<ReasonLabel, Counter>,
+    publications: Family<OutcomeLabel, Counter>,
+    /// The standby's pool and its calls (the handles its `Database` holds).
+    db: DbMetrics,
+}
+
+impl StandbyMetrics {
+    pub fn new(db: &DbMetrics) -> StandbyMetrics {
+        StandbyMetrics {
+            served: Counter::default(),
+            fallbacks: Family::default(),
+            publications: Family::default(),
+            db: db.clone(),
+        }
+    }
+
+    pub fn served(&self) {
+        self.served.inc();
+    }
+
+    pub fn fell_back(&self, reason: Fallback) {
+        self.fallbacks.get_or_create(&ReasonLabel { reason: reason.label() }).inc();
+    }
+
+    pub fn published(&self, outcome: Publication) {
+        let outcome = match outcome {
+            Publication::Made => "made",
+            Publication::Superseded => "superseded",
+            Publication::Failed => "failed",
+        };
+        self.publications.get_or_create(&OutcomeLabel { outcome }).inc();
+    }
+
+    fn register(&self, registry: &mut Registry) {
+        registry.register(
+            "ingest_standby_reads",
+            "Feed reads (GET /bookings) the standby served (DATABASE_READ_URL)",
+            self.served.clone(),
+        );
+        registry.register(
+            "ingest_standby_fallbacks",
+            "Feed reads the standby was to serve that the primary served, by reason: unavailable, lagging, \
+             assertion, error",
+            self.fallbacks.clone(),
+        );
+        registry.register(
+            "ingest_feed_publications",
+            "Publications of the booking writers for the standbys, by outcome: made, superseded (a newer one was \
+             in place), failed",
+            self.publications.clone(),
+        );
+        self.db.register(registry, "ingest_standby_db", "DATABASE_READ_POOL_SIZE");
     }
 }
 
@@ -476,8 +582,13 @@ impl Metrics {
         let rate_limits = RateLimitMetrics::default();
         http.register(&mut registry);
         rate_limits.register(&mut registry);
-        db.register(&mut registry);
+        db.register(&mut registry, "ingest_db", "DATABASE_POOL_SIZE");
         Metrics { registry, http, rate_limits }
+    }
+
+    /// Adds the metrics of reads from a hot standby (when `DATABASE_READ_URL` is set).
+    pub fn add_standby(&mut self, standby: &StandbyMetrics) {
+        standby.register(&mut self.registry);
     }
 
     /// The worker's alone (`ingest webhooks`).

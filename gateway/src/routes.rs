@@ -64,6 +64,18 @@ pub struct Operation {
     /// When it answers 409 `conflict` (the write routes).
     pub conflict: Option<&'static str>,
     pub call: Call,
+    /// How a hot standby serves it when `DATABASE_READ_URL` is set (None: always the primary).
+    pub standby: Option<StandbyCall>,
+}
+
+/// A read a hot standby serves (`crate::standby`; sql/README.md, "The feed on a standby"): the
+/// primary authenticates the credential and answers a read assertion, `(authorization)`; the
+/// standby answers the page for it, `(assertion, the page's text parameter, limit, the lag bound in
+/// milliseconds)`. Each statement answers one row `(status, body)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StandbyCall {
+    pub assertion: &'static str,
+    pub page: &'static str,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -132,6 +144,7 @@ pub const ROUTES: &[RouteSpec] = &[
             errors: &[],
             conflict: None,
             call: Call::Credential("SELECT status, body::text FROM api.ping($1)"),
+            standby: None,
         }],
     },
     RouteSpec {
@@ -164,6 +177,7 @@ pub const ROUTES: &[RouteSpec] = &[
             errors: &[],
             conflict: None,
             call: Call::Page("SELECT status, body::text FROM api.lots_get($1, $2, $3)"),
+            standby: None,
         }],
     },
     RouteSpec {
@@ -203,6 +217,7 @@ pub const ROUTES: &[RouteSpec] = &[
             ],
             conflict: Some("Two pushes created the same external_id at once: retry after `Retry-After`."),
             call: Call::Write("SELECT status, body::text FROM api.lot_put($1, $2, $3, $4, $5)"),
+            standby: None,
         }],
     },
     RouteSpec {
@@ -237,6 +252,7 @@ pub const ROUTES: &[RouteSpec] = &[
             ],
             conflict: Some("Two first price writes for the lot at once: retry after `Retry-After`."),
             call: Call::Write("SELECT status, body::text FROM api.lot_rates_put($1, $2, $3, $4, $5)"),
+            standby: None,
         }],
     },
     RouteSpec {
@@ -258,6 +274,7 @@ pub const ROUTES: &[RouteSpec] = &[
                 errors: &[],
                 conflict: None,
                 call: Call::UnderLot("SELECT status, body::text FROM api.lot_blocked_periods_get($1, $2)"),
+                standby: None,
             },
             Operation {
                 method: Method::PUT,
@@ -279,6 +296,7 @@ pub const ROUTES: &[RouteSpec] = &[
                 errors: &["invalid_json", "invalid_body", "missing_field", "unknown_field", "invalid_blocked_periods"],
                 conflict: Some("A write that collided with another at once: retry after `Retry-After`."),
                 call: Call::Write("SELECT status, body::text FROM api.lot_blocked_periods_put($1, $2, $3, $4, $5)"),
+                standby: None,
             },
         ],
     },
@@ -317,6 +335,13 @@ pub const ROUTES: &[RouteSpec] = &[
             errors: &["invalid_cursor"],
             conflict: None,
             call: Call::Page("SELECT status, body::text FROM api.bookings_get($1, $2, $3)"),
+            // Only the feed: it was made for a lagging reader (its watermark), and the operator
+            // never writes what it reads. Lots and closures stay on the primary, so a GET after the
+            // operator's own PUT always shows it (README, "Scaling out").
+            standby: Some(StandbyCall {
+                assertion: "SELECT status, body FROM api.bookings_read_assertion($1)",
+                page: "SELECT status, body::text FROM api.bookings_get_standby($1, $2, $3, $4)",
+            }),
         }],
     },
 ];

@@ -27,6 +27,7 @@ use crate::config::Config;
 use crate::db::Database;
 use crate::dispatch::{self, AppState};
 use crate::readiness::Probe;
+use crate::standby::Standby;
 use crate::telemetry::LogSink;
 use crate::webhooks::worker::{Worker, WorkerWiring};
 
@@ -48,6 +49,7 @@ pub async fn run(config: Config) -> Result<(), String> {
         None => None,
     };
     let db = Database::new(&config)?;
+    let standby = Standby::from_config(&config)?;
     let probe = Probe::new(&config)?;
     let worker = match config.webhook_worker {
         true => {
@@ -77,10 +79,11 @@ pub async fn run(config: Config) -> Result<(), String> {
         base_path = %config.base_path,
         admin_listen = %config.admin_listen.map_or("off".to_string(), |address| address.to_string()),
         webhook_worker = worker.is_some(),
+        feed_from_standby = standby.is_some(),
         "serving"
     );
     let (stop, stopped) = watch::channel(());
-    let mut state = AppState::new(config, db, LogSink::Stdout);
+    let mut state = AppState::new(config, db, LogSink::Stdout).with_standby(standby);
     if let Some(worker) = &worker {
         state = state.with_webhook_metrics(worker.metrics());
     }
@@ -178,6 +181,20 @@ pub async fn serve(listener: TcpListener, state: Arc<AppState>, shutdown: impl F
         }
     };
     let mut shutdown = std::pin::pin!(shutdown);
+    // The publication of the booking writers a standby's feed needs, while the API serves.
+    let (stop_publishing, publishing_stopped) = oneshot::channel::<()>();
+    let publisher = state.standby.is_some().then(|| {
+        let state = state.clone();
+        tokio::spawn(async move {
+            if let Some(standby) = &state.standby {
+                standby
+                    .publish_until(&state.db, async move {
+                        let _ = publishing_stopped.await;
+                    })
+                    .await;
+            }
+        })
+    });
     // At most MAX_CONNECTIONS open connections: past it, new ones wait in the listen backlog (and
     // are refused by the kernel when that is full), never growing the process.
     let open_connections = Arc::new(Semaphore::new(state.config.max_connections));
@@ -244,6 +261,10 @@ pub async fn serve(listener: TcpListener, state: Arc<AppState>, shutdown: impl F
     }
     state.begin_draining();
     drop(listener);
+    drop(stop_publishing);
+    if let Some(publisher) = publisher {
+        let _ = publisher.await;
+    }
     tokio::select! {
         () = graceful.shutdown() => {}
         () = tokio::time::sleep(state.config.shutdown_grace) => {
@@ -251,6 +272,9 @@ pub async fn serve(listener: TcpListener, state: Arc<AppState>, shutdown: impl F
         }
     }
     state.db.close();
+    if let Some(standby) = &state.standby {
+        standby.close();
+    }
 }
 
 async fn shutdown_signal() {

@@ -30,7 +30,8 @@ use std::time::{Duration, Instant, SystemTime};
 use serde_json::{json, Value};
 
 use crate::common::bookings::{minimal_booking, one_at_a_time, FeedClient};
-use crate::common::{connect, Credential, Operator, TestApp};
+use crate::common::feed_stress::{spawn_writers, totals, XorShift};
+use crate::common::{Credential, Operator, TestApp};
 
 /// An operator with the lots `harbour-1` and `harbour-2` and a credential holding every scope.
 async fn operator_with_lots(app: &TestApp) -> (Operator, Credential) {
@@ -254,133 +255,6 @@ async fn every_change_to_a_booking_puts_it_back_in_the_feed_and_a_change_of_noth
 // Randomized: many writers, one polling client
 // ---------------------------------------------------------------------------------------------
 
-/// xorshift64*: a small, seedable generator (no dependency), good enough to pick writes and delays.
-struct XorShift(u64);
-
-impl XorShift {
-    fn new(seed: u64) -> XorShift {
-        XorShift(seed.max(1))
-    }
-
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// 0..n
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-
-    fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-
-    fn pick<'a>(&mut self, values: &[&'a str]) -> &'a str {
-        values[self.below(values.len() as u64) as usize]
-    }
-}
-
-const STATUSES: [&str; 5] = ["pending", "confirmed", "checked_in", "completed", "cancelled"];
-const PAYMENT_STATUSES: [&str; 6] = ["pending", "paid", "partial", "refunded", "expired", "not_required"];
-
-fn random_booking(rng: &mut XorShift) -> Value {
-    let day = 1 + rng.below(27);
-    let nights = 1 + rng.below(3);
-    json!({
-        "lot_external_id": rng.pick(&["harbour-1", "harbour-2"]),
-        "check_in_local": format!("2026-08-{day:02}T{:02}:{:02}:00", rng.below(24), rng.below(60)),
-        "check_out_local": format!("2026-08-{:02}T10:00:00", day + nights),
-        "parking_days": nights,
-        "status": rng.pick(&STATUSES),
-        "payment_status": rng.pick(&PAYMENT_STATUSES),
-        "currency": "EUR",
-        "total": format!("{}.{:02}", rng.below(900), rng.below(100)),
-        "channel": rng.pick(&["marketplace", "direct", "phone"]),
-    })
-}
-
-fn random_changes(rng: &mut XorShift) -> Value {
-    let mut changes = serde_json::Map::new();
-    while changes.is_empty() {
-        if rng.chance(40) {
-            changes.insert("status".into(), json!(rng.pick(&STATUSES)));
-        }
-        if rng.chance(30) {
-            changes.insert("payment_status".into(), json!(rng.pick(&PAYMENT_STATUSES)));
-        }
-        if rng.chance(30) {
-            changes.insert("total".into(), json!(format!("{}.{:02}", rng.below(900), rng.below(100))));
-        }
-        if rng.chance(20) {
-            let flight = if rng.chance(50) { json!(format!("TP{}", rng.below(9000))) } else { Value::Null };
-            changes.insert("flight_number".into(), flight);
-        }
-        if rng.chance(20) {
-            changes.insert("customer".into(), json!({ "last_name": format!("N{}", rng.below(1000)) }));
-        }
-        if rng.chance(10) {
-            changes.insert("lot_external_id".into(), json!(rng.pick(&["harbour-1", "harbour-2"])));
-        }
-    }
-    Value::Object(changes)
-}
-
-#[derive(Default, Debug)]
-struct WriterCounts {
-    recorded: usize,
-    changed: usize,
-    rolled_back: usize,
-    transactions: usize,
-}
-
-/// One writer on its own connection: `transactions` transactions of one to three writes each
-/// (record a booking, or change one this writer committed earlier), with random pauses between
-/// the writes and before the end, committed or (one in ten) rolled back.
-async fn writer(url: String, operator: Operator, seed: u64, transactions: usize) -> WriterCounts {
-    let mut rng = XorShift::new(seed);
-    let mut db = connect(&url).await;
-    let mut mine: Vec<String> = Vec::new();
-    let mut counts = WriterCounts::default();
-    for _ in 0..transactions {
-        let transaction = db.transaction().await.expect("BEGIN");
-        let (mut recorded, mut changed) = (Vec::new(), 0);
-        for _ in 0..1 + rng.below(3) {
-            if mine.is_empty() || rng.chance(55) {
-                let booking = random_booking(&mut rng);
-                let row = transaction
-                    .query_one("SELECT platform.booking_record($1, $2)", &[&operator.id, &booking])
-                    .await
-                    .unwrap_or_else(|e| panic!("platform.booking_record {booking}: {e:?}"));
-                recorded.push(row.get::<_, String>(0));
-            } else {
-                let reference = &mine[rng.below(mine.len() as u64) as usize];
-                let changes = random_changes(&mut rng);
-                transaction
-                    .execute("SELECT platform.booking_update($1, $2, $3)", &[&operator.id, reference, &changes])
-                    .await
-                    .unwrap_or_else(|e| panic!("platform.booking_update {reference} {changes}: {e:?}"));
-                changed += 1;
-            }
-            tokio::time::sleep(Duration::from_millis(rng.below(15))).await;
-        }
-        tokio::time::sleep(Duration::from_millis(rng.below(40))).await;
-        counts.transactions += 1;
-        if rng.chance(10) {
-            transaction.rollback().await.expect("ROLLBACK");
-            counts.rolled_back += 1;
-        } else {
-            transaction.commit().await.expect("COMMIT");
-            counts.recorded += recorded.len();
-            counts.changed += changed;
-            mine.extend(recorded);
-        }
-    }
-    counts
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn writers_committing_out_of_order_at_random_never_make_a_polling_client_miss_a_booking_or_its_latest_state() {
     let _turn = one_at_a_time().await;
@@ -397,12 +271,7 @@ async fn writers_committing_out_of_order_at_random_never_make_a_polling_client_m
     let mut on_second_lot = booking_on(2);
     on_second_lot["lot_external_id"] = json!("harbour-2");
     let marks = [app.record(&operator, &booking_on(1)).await, app.record(&operator, &on_second_lot).await];
-    let mut writers = Vec::new();
-    for index in 0..WRITERS {
-        let (url, operator) = (app.database_url.clone(), operator.clone());
-        let seed = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(index + 1);
-        writers.push(tokio::spawn(writer(url, operator, seed, TRANSACTIONS)));
-    }
+    let writers = spawn_writers(&app.database_url, &operator, seed, WRITERS, TRANSACTIONS);
 
     // The client polls while the writers write: store, save next, and wait a little when
     // has_more is false.
@@ -415,14 +284,7 @@ async fn writers_committing_out_of_order_at_random_never_make_a_polling_client_m
         }
         assert!(started.elapsed() < Duration::from_secs(30), "the writers did not finish");
     }
-    let mut totals = WriterCounts { recorded: marks.len(), ..WriterCounts::default() };
-    for writer in writers {
-        let counts = writer.await.expect("a writer panicked");
-        totals.recorded += counts.recorded;
-        totals.changed += counts.changed;
-        totals.rolled_back += counts.rolled_back;
-        totals.transactions += counts.transactions;
-    }
+    let totals = totals(writers, marks.len()).await;
     let pulls_while_writing = client.pulls;
 
     // Then it keeps pulling until has_more is false and a pull brings nothing new.

@@ -42,6 +42,7 @@ mod scheduling;
 mod server_log_secrets;
 mod shutdown;
 mod slow_clients;
+mod standby;
 mod supply_concurrency;
 mod unauthorized;
 mod webhook_receiver_example;

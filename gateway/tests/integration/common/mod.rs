@@ -28,6 +28,7 @@
 #![allow(dead_code)]
 
 pub mod bookings;
+pub mod feed_stress;
 pub mod lots;
 pub mod supply;
 pub mod webhooks;
@@ -59,6 +60,7 @@ use gateway::db_tls::DatabaseLink;
 use gateway::dispatch::AppState;
 use gateway::readiness::Probe;
 use gateway::server;
+use gateway::standby::Standby;
 use gateway::telemetry::LogSink;
 
 /// The three scopes, in the enumeration's order.
@@ -291,9 +293,10 @@ impl TestApp {
         tweak(&mut settings);
         let config = Config::from_lookup(|name| settings.0.get(name).cloned()).expect("a valid test config");
         let db = Database::new(&config).expect("the pool");
+        let standby = Standby::from_config(&config).expect("the standby's pool");
         let probe = Probe::new(&config).expect("the readiness probe");
         let logs = Arc::new(Mutex::new(Vec::new()));
-        let state = Arc::new(AppState::new(config, db, LogSink::Memory(logs.clone())));
+        let state = Arc::new(AppState::new(config, db, LogSink::Memory(logs.clone())).with_standby(standby));
         let admin = Admin::gateway(state.clone(), probe);
         let (shutdown, stop) = oneshot::channel::<()>();
         let server =
@@ -822,6 +825,42 @@ impl PrivateCluster {
         .await
         .expect("initdb");
         cluster
+    }
+
+    /// A hot standby of this running cluster, made by `pg_basebackup -R` (it streams from this one
+    /// and replays as it comes) on a port of its own below the ephemeral range, with
+    /// `hot_standby_feedback` on (the primary's vacuum does not cancel its queries); not started.
+    pub async fn standby(&self) -> PrivateCluster {
+        let (bin, primary_port) = (self.bin.clone(), self.port);
+        let dir = std::env::temp_dir().join(format!("gw-pg-standby-{}", Uuid::new_v4().simple()));
+        let port = free_port();
+        let standby = PrivateCluster { dir, port, bin };
+        let (dir, bin) = (standby.dir.clone(), standby.bin.clone());
+        tokio::task::spawn_blocking(move || {
+            std::fs::create_dir(&dir).expect("the standby's folder");
+            if running_as_root() {
+                run(Command::new("chown").arg("postgres:").arg(&dir));
+            }
+            run(as_owner(&bin.join("pg_basebackup"))
+                .args(["-h", "127.0.0.1", "-p", &primary_port.to_string(), "-U", "postgres", "-D"])
+                .arg(dir.join("data"))
+                .args(["-R", "-X", "stream", "-c", "fast", "--no-sync"]));
+            // (appended: the copied postgresql.conf names the primary's port and folder first)
+            let conf = format!(
+                "\n# the standby of a test's private cluster\nport = {port}\nunix_socket_directories = '{}'\n\
+                 hot_standby = on\nhot_standby_feedback = on\n",
+                dir.display()
+            );
+            use std::io::Write as _;
+            std::fs::OpenOptions::new()
+                .append(true)
+                .open(dir.join("data/postgresql.conf"))
+                .and_then(|mut file| file.write_all(conf.as_bytes()))
+                .expect("writing the standby's postgresql.conf");
+        })
+        .await
+        .expect("pg_basebackup");
+        standby
     }
 
     /// The superuser URL of the cluster's `postgres` database.

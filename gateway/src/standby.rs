@@ -1,0 +1,157 @@
+//! The bookings feed from a hot standby (`DATABASE_READ_URL`; sql/README.md, "The feed on a
+//! standby"; README, "Scaling out").
+//!
+//! A read the route table gives a [`StandbyCall`] takes two round trips: the primary authenticates
+//! the credential (revocation, suspension and expiry as of now, `last_used_at` as always) and
+//! answers a read assertion; the standby verifies it and answers the page, with the watermark the
+//! primary published. The standby costs nothing but speed: when it cannot serve the page (down,
+//! past its deadline, its last publication older than `DATABASE_READ_MAX_LAG_MS`, the assertion
+//! refused), the primary serves the read as if no standby were set, and
+//! `ingest_standby_fallbacks_total` counts why. A refusal the standby makes for the client (a since
+//! that is not a cursor of ours) is the client's answer, as the primary would have made it.
+//!
+//! The publisher: every `FEED_PUBLISH_INTERVAL_MS` each gateway with a standby publishes the
+//! primary's open booking writers (`api.bookings_feed_publish`), which the standby's watermark
+//! needs; several gateways publishing is harmless (an older publication changes nothing).
+
+use std::future::Future;
+use std::time::Duration;
+
+use tokio_postgres::types::ToSql;
+
+use crate::config::Config;
+use crate::db::{Answer, Database};
+use crate::errors::ApiError;
+use crate::metrics::{Fallback, Publication, StandbyMetrics};
+use crate::query::Query;
+use crate::routes::{Call, StandbyCall};
+
+/// The statement of a publication: the moment published, or '' when a newer one was in place.
+const PUBLISH: &str = "SELECT 200, coalesce(api.bookings_feed_publish()::text, '')";
+
+pub struct Standby {
+    db: Database,
+    /// `DATABASE_READ_MAX_LAG_MS`, as the standby's function takes it.
+    max_lag_ms: i32,
+    publish_interval: Duration,
+    metrics: StandbyMetrics,
+}
+
+impl Standby {
+    /// The standby of `config` (None when `DATABASE_READ_URL` is not set). Its pool opens no
+    /// connection until a read needs one.
+    pub fn from_config(config: &Config) -> Result<Option<Standby>, String> {
+        let Some(read) = &config.read else { return Ok(None) };
+        let db = Database::standby(config, read)?;
+        let metrics = StandbyMetrics::new(db.metrics());
+        Ok(Some(Standby {
+            db,
+            max_lag_ms: i32::try_from(read.max_lag.as_millis()).unwrap_or(i32::MAX),
+            publish_interval: read.publish_interval,
+            metrics,
+        }))
+    }
+
+    pub fn metrics(&self) -> &StandbyMetrics {
+        &self.metrics
+    }
+
+    /// Sets the standby pool's gauges (at each scrape).
+    pub fn observe_pool(&self) {
+        self.db.observe_pool();
+    }
+
+    /// Closes the standby's pool (shutdown).
+    pub fn close(&self) {
+        self.db.close();
+    }
+
+    /// A page read: `primary_call` is the operation's own call (`(authorization, text, limit)`),
+    /// which serves the read whenever the standby cannot.
+    pub async fn page(
+        &self,
+        primary: &Database,
+        call: StandbyCall,
+        primary_call: Call,
+        authorization: Option<&str>,
+        query: &Query,
+    ) -> Result<Answer, ApiError> {
+        let (text, limit) = (&query.text, &query.limit);
+        // The primary's refusals are the client's answer (the uniform 401, a 503 when it is down).
+        let assertion = primary.call(call.assertion, &[&authorization]).await?;
+        let assertion = std::str::from_utf8(&assertion.body).unwrap_or_default();
+        match self.db.call(call.page, &[&assertion, text, limit, &self.max_lag_ms]).await {
+            Ok(answer) => {
+                self.metrics.served();
+                Ok(answer)
+            }
+            Err(refusal) if refusal.status.is_client_error() => Err(refusal),
+            Err(error) => {
+                let reason = fallback_reason(&error);
+                tracing::debug!(?reason, cause = error.cause.as_deref().unwrap_or(""), "feed read from the primary");
+                self.metrics.fell_back(reason);
+                primary.call(primary_call.sql(), &[&authorization, text, limit]).await
+            }
+        }
+    }
+
+    /// Publishes the primary's open booking writers every `FEED_PUBLISH_INTERVAL_MS` until `stop`
+    /// completes. A failed publication is counted and logged at most once a minute while it lasts;
+    /// the next one is tried on time (the standby's reads go to the primary meanwhile, once its
+    /// last publication is older than the bound).
+    pub async fn publish_until(&self, primary: &Database, stop: impl Future<Output = ()>) {
+        let mut stop = std::pin::pin!(stop);
+        let mut ticks = tokio::time::interval(self.publish_interval);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut last_warned: Option<tokio::time::Instant> = None;
+        loop {
+            tokio::select! {
+                _ = ticks.tick() => {}
+                () = &mut stop => return,
+            }
+            let outcome = match primary.call_for_upkeep(PUBLISH, &[] as &[&(dyn ToSql + Sync)]).await {
+                Ok(answer) if answer.body.is_empty() => Publication::Superseded,
+                Ok(_) => Publication::Made,
+                Err(error) => {
+                    if last_warned.is_none_or(|at| at.elapsed() >= Duration::from_secs(60)) {
+                        tracing::warn!(
+                            cause = error.cause.as_deref().unwrap_or(&error.code),
+                            "the booking writers could not be published: the standby's feed reads go to the \
+                             primary once its last publication is older than DATABASE_READ_MAX_LAG_MS"
+                        );
+                        last_warned = Some(tokio::time::Instant::now());
+                    }
+                    Publication::Failed
+                }
+            };
+            self.metrics.published(outcome);
+        }
+    }
+}
+
+/// Why the standby could not serve a page, from its error (never a client's refusal).
+fn fallback_reason(error: &ApiError) -> Fallback {
+    match error.sqlstate() {
+        // object_not_in_prerequisite_state: the last publication is too old
+        Some("55000") => Fallback::Lagging,
+        // invalid_authorization_specification: the assertion was not taken
+        Some("28000") => Fallback::Assertion,
+        _ if error.status == http::StatusCode::SERVICE_UNAVAILABLE => Fallback::Unavailable,
+        _ => Fallback::Error,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fallback_is_named_by_what_the_standby_answered() {
+        let lagging = ApiError::internal("sqlstate 55000 at PL/pgSQL function api.bookings_get_standby");
+        assert_eq!(fallback_reason(&lagging), Fallback::Lagging);
+        assert_eq!(fallback_reason(&ApiError::internal("sqlstate 28000")), Fallback::Assertion);
+        assert_eq!(fallback_reason(&ApiError::database_unavailable("pool wait timed out")), Fallback::Unavailable);
+        assert_eq!(fallback_reason(&ApiError::database_unavailable("sqlstate 40001")), Fallback::Unavailable);
+        assert_eq!(fallback_reason(&ApiError::internal("sqlstate 42883")), Fallback::Error);
+    }
+}
