@@ -9,6 +9,8 @@
 //!   [`supply_concurrency`].
 //! - Hostile and failing surroundings: [`slow_clients`], [`shutdown`], [`database_outage`],
 //!   [`database_tls`], [`parsers_fuzz`] (proptest; `make fuzz` runs many more cases).
+//! - Scaling out: [`standby`] (the feed from a real streaming standby: no skip, revocation,
+//!   outage and lag), [`two_instances`] (two gateways and their workers on one database).
 //! - The database's side: [`migrate`], [`server_log_secrets`]; webhook delivery: [`webhooks`], and
 //!   the operators' receiver example run against it: [`webhook_receiver_example`] (ignored unless
 //!   Python is set up: `make test-examples`).
@@ -44,6 +46,7 @@ mod shutdown;
 mod slow_clients;
 mod standby;
 mod supply_concurrency;
+mod two_instances;
 mod unauthorized;
 mod webhook_receiver_example;
 mod webhooks;

@@ -62,6 +62,7 @@ use gateway::readiness::Probe;
 use gateway::server;
 use gateway::standby::Standby;
 use gateway::telemetry::LogSink;
+use gateway::webhooks::worker::Worker;
 
 /// The three scopes, in the enumeration's order.
 pub const ALL_SCOPES: [&str; 3] = ["read_supply", "write_supply", "read_bookings"];
@@ -278,6 +279,16 @@ impl TestApp {
     /// The gateway against the database at `database_url` (a superuser URL: the pool switches to
     /// `DATABASE_ROLE`, by default `ingest_gateway`).
     pub async fn spawn_on(database_url: &str, tweak: impl FnOnce(&mut Settings)) -> TestApp {
+        Self::spawn_serving(database_url, tweak, None).await
+    }
+
+    /// As `ingest serve` runs with its webhook worker inside (`WEBHOOK_WORKER=on`): `worker` runs
+    /// beside the API, its metrics on this gateway's `/metrics`, and stops when the gateway does.
+    pub async fn spawn_with_worker(database_url: &str, worker: Worker) -> TestApp {
+        Self::spawn_serving(database_url, |_| {}, Some(worker)).await
+    }
+
+    async fn spawn_serving(database_url: &str, tweak: impl FnOnce(&mut Settings), worker: Option<Worker>) -> TestApp {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
         let addr = listener.local_addr().unwrap();
         let admin_listener = TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
@@ -296,13 +307,29 @@ impl TestApp {
         let standby = Standby::from_config(&config).expect("the standby's pool");
         let probe = Probe::new(&config).expect("the readiness probe");
         let logs = Arc::new(Mutex::new(Vec::new()));
-        let state = Arc::new(AppState::new(config, db, LogSink::Memory(logs.clone())).with_standby(standby));
+        let mut state = AppState::new(config, db, LogSink::Memory(logs.clone())).with_standby(standby);
+        if let Some(worker) = &worker {
+            state = state.with_webhook_metrics(worker.metrics());
+        }
+        let state = Arc::new(state);
         let admin = Admin::gateway(state.clone(), probe);
         let (shutdown, stop) = oneshot::channel::<()>();
-        let server =
-            tokio::spawn(server::serve_with_admin(listener, Some((admin_listener, admin)), state, async move {
+        let (stop_worker, worker_stopped) = oneshot::channel::<()>();
+        let worker = worker.map(|worker| {
+            tokio::spawn(worker.run(async move {
+                let _ = worker_stopped.await;
+            }))
+        });
+        let server = tokio::spawn(async move {
+            server::serve_with_admin(listener, Some((admin_listener, admin)), state, async move {
                 let _ = stop.await;
-            }));
+                let _ = stop_worker.send(());
+            })
+            .await;
+            if let Some(worker) = worker {
+                let _ = worker.await;
+            }
+        });
         TestApp {
             addr,
             admin_addr,

@@ -382,9 +382,7 @@ impl RunningWorker {
         resolver: Arc<dyn Resolve>,
         policy: AddressPolicy,
     ) -> RunningWorker {
-        let wiring = WorkerWiring { resolver, extra_roots: vec![authority.root.clone()], port, policy };
-        let logs = Arc::new(Mutex::new(Vec::new()));
-        let worker = Worker::new(worker_settings(database_url), wiring, LogSink::Memory(logs.clone())).unwrap();
+        let (worker, logs) = wired_worker(database_url, authority, port, resolver, policy);
         let metrics = worker.metrics().clone();
         let (stop, stopped) = oneshot::channel::<()>();
         let task = tokio::spawn(worker.run(async move {
@@ -392,6 +390,21 @@ impl RunningWorker {
         }));
         RunningWorker { stop: Some(stop), task: Some(task), logs, metrics }
     }
+}
+
+/// A worker with the test's wiring (`resolver`, the test authority as an extra root, the receiver's
+/// port, `policy`) and [`worker_settings`], not started; and its attempt lines as they come.
+pub fn wired_worker(
+    database_url: &str,
+    authority: &TestAuthority,
+    port: u16,
+    resolver: Arc<dyn Resolve>,
+    policy: AddressPolicy,
+) -> (Worker, Arc<Mutex<Vec<Value>>>) {
+    let wiring = WorkerWiring { resolver, extra_roots: vec![authority.root.clone()], port, policy };
+    let logs = Arc::new(Mutex::new(Vec::new()));
+    let worker = Worker::new(worker_settings(database_url), wiring, LogSink::Memory(logs.clone())).unwrap();
+    (worker, logs)
 }
 
 /// A hosts file of the test's own (in the temporary directory), removed when dropped.
