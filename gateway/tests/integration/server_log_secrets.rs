@@ -93,8 +93,12 @@ async fn no_secret_reaches_the_server_log_at_any_logging_level() {
     )
     .await;
 
-    // The API, through the gateway's own login.
-    let app = TestApp::spawn_on(&cluster.url_as("ingest_gateway"), |_| {}).await;
+    // The API, through the gateway's own login; the feed through the standby's two calls (the
+    // cluster serves as its own standby: the read assertion and its key pass through the log's reach).
+    let app = TestApp::spawn_on(&cluster.url_as("ingest_gateway"), |settings| {
+        settings.set("DATABASE_READ_URL", cluster.url_as("ingest_gateway"));
+    })
+    .await;
     let bearer = format!("Bearer {key_id}.{secret}");
     assert_eq!(app.get("/v1/ping", &[("authorization", &bearer)]).await.status, 200);
     let wrong = format!("Bearer {key_id}.pk_sec_{}", "0".repeat(64));
@@ -147,7 +151,7 @@ async fn no_secret_reaches_the_server_log_at_any_logging_level() {
         .iter()
         .map(|row| row.get(0))
         .collect();
-    assert_eq!(server_secrets.len(), 2, "the credential pepper and the cursor key");
+    assert_eq!(server_secrets.len(), 3, "the credential pepper, the cursor key and the read assertion key");
     app.shutdown().await;
     drop(admin);
     tokio::time::sleep(Duration::from_millis(200)).await;
@@ -155,6 +159,8 @@ async fn no_secret_reaches_the_server_log_at_any_logging_level() {
     let log = cluster.server_log();
     assert!(log.contains("api.ping") && log.contains("Query Text:"), "statements and plans were logged");
     assert!(log.contains("webhook.claim_due_hints") && log.contains("console.api_credential_issue"));
+    assert!(log.contains("api.bookings_read_assertion") && log.contains("api.bookings_get_standby"));
+    assert!(log.contains("api.bookings_feed_publish"));
     let mut needles = vec![
         secret.clone(),
         secret["pk_sec_".len()..].to_string(),
