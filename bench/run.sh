@@ -12,6 +12,9 @@
 #   - for the read routes, pgbench runs the plainest SQL returning the same JSON as the superuser
 #     (bench/floor/): the floor; it is given the operator and the bearer's key id and secret;
 #   - for the write routes, the WAL the gateway's statements wrote (pg_stat_statements), per request.
+# The bookings feed is also read through a second gateway from a hot standby of the cluster
+# (sql/dev/cluster.sh standby; DATABASE_READ_URL), against the first reading it from the primary, at
+# 16 connections in alternating rounds, with the standby's lag sampled meanwhile.
 # Rate limits are lifted for the run (RATE_LIMITS=off) and the results say so. The gateway's peak
 # resident memory is read from /proc at the end of each size, and the pass-through's beside it.
 #
@@ -33,7 +36,8 @@
 # BENCH_ROUNDS (default 3; each round measures BENCH_DURATION ÷ BENCH_ROUNDS whole seconds),
 # BENCH_SIZES (default "small large"), BENCH_CONNECTIONS (default "1 16 64"), BENCH_OUT (default
 # bench/RESULTS.md), BENCH_PORT (the gateway's, default 18080), BENCH_ADMIN_PORT (its admin
-# listener's, default BENCH_PORT + 1), BENCH_BARE_PORT (the pass-through's, default BENCH_PORT + 2).
+# listener's, default BENCH_PORT + 1), BENCH_BARE_PORT (the pass-through's, default BENCH_PORT + 2);
+# the gateway reading from the standby listens on BENCH_PORT + 3 and BENCH_PORT + 4 (admin).
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -52,14 +56,21 @@ out="${BENCH_OUT:-$root/bench/RESULTS.md}"
 port="${BENCH_PORT:-18080}"
 admin_port="${BENCH_ADMIN_PORT:-$(( port + 1 ))}"   # the gateway's /metrics, read at one connection
 bare_port="${BENCH_BARE_PORT:-$(( port + 2 ))}"   # the pass-through floor (bench/passthrough)
+standby_gateway_port=$(( port + 3 ))   # the gateway reading the feed from the standby
+standby_admin_port=$(( port + 4 ))
 work="$(mktemp -d)"
 gateway_pid=""
 bare_pid=""
+standby_gateway_pid=""
+lag_sampler_pid=""
 # Stops the process $1 (if any), whether or not it is still running.
 stop() { [ -n "$1" ] || return 0; kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
 cleanup() {
     stop "$gateway_pid"
     stop "$bare_pid"
+    stop "$standby_gateway_pid"
+    stop "$lag_sampler_pid"
+    "$cluster" standby-stop
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -84,6 +95,10 @@ fi
 if [ "$(psql "$cluster_url" -XAtqc "SHOW pg_stat_statements.track")" != none ]; then
     psql "$cluster_url" -XAtq -c "ALTER SYSTEM SET pg_stat_statements.track = 'none'" -c "SELECT pg_reload_conf()" >/dev/null
 fi
+# A hot standby of the cluster, made afresh (the old bench databases dropped first: nothing to copy
+# of them); it replays everything the sizes write from here on.
+for db in bench_small bench_large; do psql "$cluster_url" -XqAt -c "DROP DATABASE IF EXISTS $db WITH (FORCE)"; done
+"$cluster" standby
 (cd "$root" && cargo build --release --locked --bin ingest --bin bench-passthrough)
 ingest="$root/target/release/ingest"
 
@@ -191,6 +206,42 @@ peak_rss=()
 bare_peak_rss=()   # the pass-through's, beside the gateway's: what hyper and tokio-postgres keep alone
 interleaved=()   # "size: PUT p50 / GET p50" (ms)
 one_connection=()   # "size|route|body KiB|wrk mean|gateway mean|database call mean" (ms), the same requests
+standby_rows=()   # "size|route|conns|primary run|standby run|reads by the standby|fallbacks|max age|max WAL"
+
+# Waits until the standby has replayed all the cluster has written so far.
+standby_caught_up() {
+    local written standby_url; written="$(psql "$cluster_url" -XAtqc "SELECT pg_current_wal_lsn()")"
+    standby_url="$("$cluster" standby-url postgres postgres)"
+    for _ in $(seq 600); do
+        [ "$(psql "$standby_url" -XAtqc "SELECT pg_last_wal_replay_lsn() >= '$written'::pg_lsn")" = t ] && return 0
+        sleep 0.1
+    done
+    echo "the standby did not replay up to $written in 60 s" >&2
+    exit 1
+}
+
+# Every half second until killed, the standby's lag on database $1: "age_seconds wal_bytes", the age
+# of the last publication it holds (what DATABASE_READ_MAX_LAG_MS bounds) and the WAL it has yet
+# to replay.
+sample_standby_lag() {
+    local standby_url; standby_url="$("$cluster" standby-url "$1" postgres)"
+    while true; do
+        local row replayed
+        row="$(psql "$standby_url" -XAtqF' ' -c "SELECT extract(epoch FROM now() - published_at), pg_last_wal_replay_lsn()
+                                                  FROM app.booking_writers_published" 2>/dev/null || true)"
+        if [ -n "$row" ]; then
+            replayed="${row#* }"
+            echo "${row%% *} $(psql "$cluster_url" -XAtqc "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '$replayed')")"
+        fi
+        sleep 0.5
+    done
+}
+
+# A counter of the standby gateway's /metrics (the sum of its series).
+standby_gateway_metric() {
+    { curl -fs "http://127.0.0.1:$standby_admin_port/metrics" || true; } |
+        awk -v name="$1" 'index($0, name "{") == 1 || index($0, name " ") == 1 { sum += $NF } END { printf "%d", sum }'
+}
 
 bench_size() {
     local size="$1" lots bookings small
@@ -362,6 +413,41 @@ bench_size() {
             rows+=("$size|$name|$c|$gw|$pg|$fl|$wal|$bare")
         done
     done
+    # The feed from the standby (issue 34): a second gateway reads it there, the first from the
+    # primary, in alternating rounds at 16 connections, while the lag is sampled.
+    local read_url; read_url="$("$cluster" standby-url "$db" ingest_gateway)"
+    DATABASE_URL="$gateway_url" DATABASE_READ_URL="$read_url" DATABASE_READ_POOL_SIZE=64 \
+        LISTEN_ADDR="127.0.0.1:$standby_gateway_port" RATE_LIMITS=off DATABASE_POOL_SIZE=64 CPU_SCHEDULING=batch \
+        WEBHOOK_WORKER=off ADMIN_LISTEN_ADDR="127.0.0.1:$standby_admin_port" LOG_LEVEL=warn \
+        "$ingest" serve >"$work/standby_gateway.log" 2>&1 &
+    standby_gateway_pid=$!
+    standby_caught_up
+    for _ in $(seq 50); do curl -fs -o /dev/null -H "Authorization: $auth" "http://127.0.0.1:$standby_gateway_port/v1/ping" && break; sleep 0.1; done
+    sleep 2   # a publication or two in place
+    sample_standby_lag "$db" >"$work/lag.samples" &
+    lag_sampler_pid=$!
+    local feed_routes=("GET /bookings (500, following next)|/v1/bookings?limit=500" "GET /bookings (200, following next)|/v1/bookings?limit=200")
+    local feed_route served_before fallbacks_before feed_rows=()
+    for feed_route in "${feed_routes[@]}"; do
+        IFS='|' read -r name path <<<"$feed_route"
+        method=GET; body_file=""; writes=""; c=16
+        echo "$size: $name from the standby at $c" >&2
+        served_before="$(standby_gateway_metric ingest_standby_reads_total)"
+        fallbacks_before="$(standby_gateway_metric ingest_standby_fallbacks_total)"
+        gateway_run 1 >/dev/null
+        gateway_run 1 "$standby_gateway_port" >/dev/null
+        local primary_rounds=() standby_rounds=()
+        for round in $(seq "$rounds"); do
+            primary_rounds+=("$(gateway_run "$window")")
+            standby_rounds+=("$(gateway_run "$window" "$standby_gateway_port")")
+        done
+        feed_rows+=("$size|$name|$c|$(combine_rounds "${primary_rounds[@]}")|$(combine_rounds "${standby_rounds[@]}")|$(( $(standby_gateway_metric ingest_standby_reads_total) - served_before ))|$(( $(standby_gateway_metric ingest_standby_fallbacks_total) - fallbacks_before ))")
+    done
+    stop "$lag_sampler_pid"; lag_sampler_pid=""
+    # the lag's highest over this size's runs, on each of its rows
+    local lag_max; lag_max="$(awk '{ if ($1 > age) age = $1; if ($2 > wal) wal = $2 } END { printf "%.2f|%d", age, wal }' "$work/lag.samples")"
+    standby_rows+=("${feed_rows[@]/%/|$lag_max}")
+    stop "$standby_gateway_pid"; standby_gateway_pid=""
     # Booking writes (issue 33), as the platform makes them: one booking a transaction through
     # platform.booking_record and platform.booking_update (a status change, a date change), at 1 and
     # 16 connections, with the operator's webhook endpoint armed (bench/generate.sql armed it: every
@@ -479,6 +565,26 @@ if [ -f "$out" ]; then cp "$out" "$earlier"; else : >"$earlier"; fi
         read -r own hop <<<"$(awk -v client="$client" -v request="$request" -v call="$call" 'BEGIN {
             if (call == "-") print "- -"; else printf "%.0f %.0f\n", (request - call) * 1000, (client - request) * 1000 }')"
         echo "| $name | $size | $kib | $client | $request | $call | $own | $hop |"
+    done
+    echo
+    echo "## The feed from a standby"
+    echo
+    echo "GET /bookings read through a second gateway from a hot standby of the cluster on this machine"
+    echo "(sql/dev/cluster.sh standby: pg_basebackup -R; DATABASE_READ_URL, a publication of the booking writers"
+    echo "every second), against the gateway above reading it from the primary, in $rounds alternating rounds"
+    echo "of $window s after one unmeasured second each. A standby read is two calls: the primary's authentication"
+    echo "and read assertion, then the standby's page. standby/primary = req/s ÷ req/s; errors: non-2xx answers"
+    echo "and socket errors of both. Reads by the standby, and fallbacks (reads the primary served instead): the"
+    echo "second gateway's counters over the rounds. Lag, sampled every half second over a size's runs: the"
+    echo "highest age of the last publication the standby held, and the most WAL it had yet to replay."
+    echo
+    echo "| route | size | conns | primary req/s | p50 | standby req/s | p50 | standby/primary | errors | reads by the standby | fallbacks | max publication age (s) | max WAL to replay (bytes) |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    for row in "${standby_rows[@]}"; do
+        IFS='|' read -r size name c primary standby served fallbacks age wal <<<"$row"
+        read -r p_rps p_p50 _ p_err _ <<<"$primary"
+        read -r s_rps s_p50 _ s_err _ <<<"$standby"
+        echo "| $name | $size | $c | $p_rps | $p_p50 | $s_rps | $s_p50 | $(ratio_of "$s_rps" "$p_rps") | $(( ${p_err%%+*} + ${s_err%%+*} )) | $served | $fallbacks | $age | $wal |"
     done
 } >"$out.new"
 {

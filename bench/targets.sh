@@ -46,7 +46,18 @@ own_rows() {
         print r "|" s "|" o "|" k }' "$1"
 }
 
-{ table_rows "$results" | sed 's/^/now|/'; table_rows "$earlier" | sed 's/^/was|/'; own_rows "$results" | sed 's/^/own|/'; } |
+# Rows "route|size|conns|primary_rps|primary_p50|standby_rps|standby_p50|ratio|errors|served|fallbacks|age|wal"
+# of the table of the feed from a standby (runs before it was measured have none).
+standby_rows() {
+    awk -F'|' '/^## / { in_standby = ($0 ~ /^## The feed from a standby/) }
+               in_standby && /^\| GET / {
+        line = ""
+        for (i = 2; i < NF; i++) { v = $i; gsub(/^ +| +$/, "", v); line = line (i > 2 ? "|" : "") v }
+        print line }' "$1"
+}
+
+{ table_rows "$results" | sed 's/^/now|/'; table_rows "$earlier" | sed 's/^/was|/'; own_rows "$results" | sed 's/^/own|/'
+  standby_rows "$results" | sed 's/^/standby|/'; } |
     awk -F'|' -v earlier_run="$earlier_run" -v peak_rss="$peak_rss" -v bare_peak_rss="$bare_peak_rss" -v interleaved="$interleaved" \
         -v duration="${duration:-5}" -v stamp_bytes=9216 '
     function key(size, route, conns) { return size SUBSEP route SUBSEP conns }
@@ -56,6 +67,7 @@ own_rows() {
         run = $1; k = key($2, $3, $4)
         if (run == "was") { was_pg_p50[k] = $10; was_gw[k] = $5; was_ratio[k] = $13; next }
         if (run == "own") { owns[++n_own] = $2 "|" $3 "|" $4 "|" $5; next }
+        if (run == "standby") { standbys[++n_standby] = $0; errors += $10; next }
         rows[++n] = k; size[k] = $2; route[k] = $3; conns[k] = $4
         gw[k] = $5; gw_p50[k] = $6; gw_err[k] = $8; pg[k] = $9; pg_p50[k] = $10; pg_err[k] = $12
         ratio[k] = $13; floor_p50[k] = $15; fn_floor[k] = $16; wal[k] = $17
@@ -175,6 +187,12 @@ own_rows() {
                 printf "| page at 1 000 000 bookings ≤ 1.2 × at 10 000 | both | %s | %s ms ÷ %s ms = %.2f | %s |\n",
                     feeds[f], ms(pg_p50[large]), ms(pg_p50[small]), pg_p50[large] / pg_p50[small],
                     met(pg_p50[large] / pg_p50[small] <= 1.2)
+        }
+        # Issue 34: the feed from a hot standby against the same feed from the primary.
+        for (i = 1; i <= n_standby; i++) {
+            split(standbys[i], sb, "|")
+            printf "| the feed from a standby ≥ 0.9 × from the primary, 16 connections | %s | %s | %s ÷ %s req/s = %s (reads by the standby %s, fallbacks %s; publication age ≤ %s s, WAL to replay ≤ %s B) | %s |\n",
+                sb[3], sb[2], sb[7], sb[5], sb[9], sb[11], sb[12], sb[13], sb[14], met(sb[9] >= 0.9 && sb[12] == 0)
         }
         printf "| zero errors | both | every route | %d | %s |\n", errors, met(errors == 0)
         rss_sizes = split(peak_rss, rss, " ")

@@ -8,6 +8,10 @@
 #   sql/dev/cluster.sh restart   stop it and start it (a setting read only at start: make bench's)
 #   sql/dev/cluster.sh url [db] [login]  print the URL of a database (default: ingest) for a login
 #                                       (default: the superuser postgres)
+#   sql/dev/cluster.sh standby   make a hot standby of the running cluster afresh (pg_basebackup -R:
+#                                streaming replication) under .pg/standby and start it (make bench's)
+#   sql/dev/cluster.sh standby-stop     stop and remove it
+#   sql/dev/cluster.sh standby-url [db] [login]  as url, for the standby
 #
 # The cluster listens on 127.0.0.1:$PG_PORT (default 15432: below the kernel's ephemeral port range,
 # 32768-60999 on Linux, so no client connection's own port can ever take it while the server is
@@ -19,6 +23,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 pg_dir="$root/.pg"
 port="${PG_PORT:-15432}"
+standby_dir="$pg_dir/standby"
+standby_port="${PG_STANDBY_PORT:-15433}"   # below the ephemeral range too
 bin="/usr/lib/postgresql/15/bin"
 packages=(postgresql-15 postgresql-15-pgtap postgresql-15-plpgsql-check libtap-parser-sourcehandler-pgtap-perl locales)
 
@@ -102,11 +108,38 @@ stop() {
     as_owner "$bin/pg_ctl" -D "$pg_dir/data" -w -m fast stop >/dev/null 2>&1 || true
 }
 
+# A fresh hot standby of the running cluster: every database, streaming from it and replaying as it
+# comes, readable (hot_standby), and with hot_standby_feedback so the primary's vacuum does not
+# cancel the standby's queries.
+standby() {
+    standby_stop
+    as_owner mkdir -p "$standby_dir/run"
+    as_owner "$bin/pg_basebackup" -h 127.0.0.1 -p "$port" -U postgres -D "$standby_dir/data" -R -X stream -c fast
+    as_owner tee -a "$standby_dir/data/postgresql.conf" >/dev/null <<CONF
+# sql/dev/cluster.sh standby: a hot standby of the development cluster
+port = $standby_port
+unix_socket_directories = '$standby_dir/run'
+hot_standby = on
+hot_standby_feedback = on
+CONF
+    as_owner "$bin/pg_ctl" -D "$standby_dir/data" -l "$standby_dir/server.log" -o "-p $standby_port" -w -t 120 start >/dev/null
+}
+
+standby_stop() {
+    if [ -f "$standby_dir/data/PG_VERSION" ]; then
+        as_owner "$bin/pg_ctl" -D "$standby_dir/data" -w -m fast stop >/dev/null 2>&1 || true
+    fi
+    rm -rf "$standby_dir"
+}
+
 case "${1:-}" in
     install) install ;;
     start) start ;;
     stop) stop ;;
     restart) restart ;;
     url) echo "postgres://${3:-postgres}@127.0.0.1:$port/${2:-ingest}" ;;
-    *) echo "usage: $0 install|start|stop|restart|url [db]" >&2; exit 2 ;;
+    standby) standby ;;
+    standby-stop) standby_stop ;;
+    standby-url) echo "postgres://${3:-postgres}@127.0.0.1:$standby_port/${2:-ingest}" ;;
+    *) echo "usage: $0 install|start|stop|restart|url [db] [login]|standby|standby-stop|standby-url [db] [login]" >&2; exit 2 ;;
 esac
