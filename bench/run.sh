@@ -95,10 +95,6 @@ fi
 if [ "$(psql "$cluster_url" -XAtqc "SHOW pg_stat_statements.track")" != none ]; then
     psql "$cluster_url" -XAtq -c "ALTER SYSTEM SET pg_stat_statements.track = 'none'" -c "SELECT pg_reload_conf()" >/dev/null
 fi
-# A hot standby of the cluster, made afresh (the old bench databases dropped first: nothing to copy
-# of them); it replays everything the sizes write from here on.
-for db in bench_small bench_large; do psql "$cluster_url" -XqAt -c "DROP DATABASE IF EXISTS $db WITH (FORCE)"; done
-"$cluster" standby
 (cd "$root" && cargo build --release --locked --bin ingest --bin bench-passthrough)
 ingest="$root/target/release/ingest"
 
@@ -414,7 +410,10 @@ bench_size() {
         done
     done
     # The feed from the standby (issue 34): a second gateway reads it there, the first from the
-    # primary, in alternating rounds at 16 connections, while the lag is sampled.
+    # primary, in alternating rounds at 16 connections, while the lag is sampled. The standby is
+    # made of the cluster as it is now and removed after, so it replays nothing while the other
+    # routes are measured (and needs no replication slot: it is never far behind).
+    "$cluster" standby
     local read_url; read_url="$("$cluster" standby-url "$db" ingest_gateway)"
     DATABASE_URL="$gateway_url" DATABASE_READ_URL="$read_url" DATABASE_READ_POOL_SIZE=64 \
         LISTEN_ADDR="127.0.0.1:$standby_gateway_port" RATE_LIMITS=off DATABASE_POOL_SIZE=64 CPU_SCHEDULING=batch \
@@ -448,6 +447,7 @@ bench_size() {
     local lag_max; lag_max="$(awk '{ if ($1 > age) age = $1; if ($2 > wal) wal = $2 } END { printf "%.2f|%d", age, wal }' "$work/lag.samples")"
     standby_rows+=("${feed_rows[@]/%/|$lag_max}")
     stop "$standby_gateway_pid"; standby_gateway_pid=""
+    "$cluster" standby-stop
     # Booking writes (issue 33), as the platform makes them: one booking a transaction through
     # platform.booking_record and platform.booking_update (a status change, a date change), at 1 and
     # 16 connections, with the operator's webhook endpoint armed (bench/generate.sql armed it: every
@@ -584,7 +584,9 @@ if [ -f "$out" ]; then cp "$out" "$earlier"; else : >"$earlier"; fi
         IFS='|' read -r size name c primary standby served fallbacks age wal <<<"$row"
         read -r p_rps p_p50 _ p_err _ <<<"$primary"
         read -r s_rps s_p50 _ s_err _ <<<"$standby"
-        echo "| $name | $size | $c | $p_rps | $p_p50 | $s_rps | $s_p50 | $(ratio_of "$s_rps" "$p_rps") | $(( ${p_err%%+*} + ${s_err%%+*} )) | $served | $fallbacks | $age | $wal |"
+        errors="$(( ${p_err%%+*} + ${s_err%%+*} ))"
+        [[ "$p_err$s_err" == *aborted* ]] && errors="$errors+aborted"
+        echo "| $name | $size | $c | $p_rps | $p_p50 | $s_rps | $s_p50 | $(ratio_of "$s_rps" "$p_rps") | $errors | $served | $fallbacks | $age | $wal |"
     done
 } >"$out.new"
 {

@@ -71,7 +71,7 @@ pub struct ReadSettings {
     pub timeout: Duration,
     /// `DATABASE_READ_MAX_LAG_MS` (default 5000): the oldest the standby's last publication of the
     /// booking writers may be for it to serve the feed; older (the standby lags, or nothing
-    /// publishes), the primary serves it. More than `FEED_PUBLISH_INTERVAL_MS`.
+    /// publishes), the primary serves it. At least twice `FEED_PUBLISH_INTERVAL_MS`.
     pub max_lag: Duration,
     /// `FEED_PUBLISH_INTERVAL_MS` (default 1000): how often this gateway publishes the primary's open
     /// booking writers for the standbys (`api.bookings_feed_publish`).
@@ -175,9 +175,9 @@ impl Config {
                     max_lag: millis("DATABASE_READ_MAX_LAG_MS", "5000")?,
                     publish_interval: millis("FEED_PUBLISH_INTERVAL_MS", "1000")?,
                 };
-                if read.max_lag <= read.publish_interval {
-                    return Err("DATABASE_READ_MAX_LAG_MS must be more than FEED_PUBLISH_INTERVAL_MS: a standby is \
-                                never fresher than the last publication"
+                if read.max_lag < 2 * read.publish_interval {
+                    return Err("DATABASE_READ_MAX_LAG_MS must be at least twice FEED_PUBLISH_INTERVAL_MS: a \
+                                standby's last publication is up to an interval old even when it does not lag"
                         .into());
                 }
                 Some(read)
@@ -388,10 +388,13 @@ mod tests {
             (8, Duration::from_millis(250), Duration::from_secs(30), Duration::from_millis(500))
         );
         assert_eq!(
-            config(&[("DATABASE_URL", "u"), ("DATABASE_READ_URL", "r"), ("DATABASE_READ_MAX_LAG_MS", "1000")])
+            config(&[("DATABASE_URL", "u"), ("DATABASE_READ_URL", "r"), ("DATABASE_READ_MAX_LAG_MS", "1999")])
                 .unwrap_err(),
-            "DATABASE_READ_MAX_LAG_MS must be more than FEED_PUBLISH_INTERVAL_MS: a standby is never fresher than the \
-             last publication"
+            "DATABASE_READ_MAX_LAG_MS must be at least twice FEED_PUBLISH_INTERVAL_MS: a standby's last publication is \
+             up to an interval old even when it does not lag"
+        );
+        assert!(
+            config(&[("DATABASE_URL", "u"), ("DATABASE_READ_URL", "r"), ("DATABASE_READ_MAX_LAG_MS", "2000")]).is_ok()
         );
         for name in ["DATABASE_READ_POOL_SIZE", "DATABASE_READ_TIMEOUT_MS", "FEED_PUBLISH_INTERVAL_MS"] {
             let error = config(&[("DATABASE_URL", "u"), ("DATABASE_READ_URL", "r"), (name, "0")]).unwrap_err();

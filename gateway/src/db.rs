@@ -45,6 +45,8 @@ pub struct Database {
     link: DatabaseLink,
     /// Calls by outcome, their latency, the wait for a connection, and the pool (see `metrics`).
     metrics: DbMetrics,
+    /// The setting that names this database (`DATABASE_URL`, `DATABASE_READ_URL`), for the log.
+    url_setting: &'static str,
 }
 
 /// What a pool is built from: the primary's settings, or a standby's (`DATABASE_READ_*`).
@@ -116,7 +118,14 @@ impl Database {
             }))
             .build()
             .map_err(|_| "the database pool could not be built".to_string())?;
-        Ok(Database { pool, deadline: settings.deadline, backoff: Arc::default(), link, metrics: DbMetrics::default() })
+        Ok(Database {
+            pool,
+            deadline: settings.deadline,
+            backoff: Arc::default(),
+            link,
+            metrics: DbMetrics::default(),
+            url_setting: settings.url_setting,
+        })
     }
 
     /// The pool's and its calls' metrics (registered by `metrics::Metrics::gateway`).
@@ -142,7 +151,8 @@ impl Database {
     }
 
     /// Runs `sql` like [`Self::call`], under the same deadline, but for the gateway's own upkeep (the
-    /// feed's publication): not counted among the calls of requests.
+    /// feed's publication): not counted among the calls of requests (its wait for a connection is,
+    /// in the pool's wait histogram: the wait is the pool's, whoever waits).
     pub async fn call_for_upkeep(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Answer, ApiError> {
         self.call_once(sql, params, Instant::now()).await
     }
@@ -163,7 +173,11 @@ impl Database {
                 if let PoolError::Backend(cause) = &error {
                     // A connection attempt failed: the request line only says so, this says why
                     // (a refused certificate, a pg_hba refusal); no secret is in it.
-                    tracing::warn!(reason = %self.link.explain_for_log(cause), "cannot connect to the database");
+                    tracing::warn!(
+                        database = self.url_setting,
+                        reason = %self.link.explain_for_log(cause),
+                        "cannot connect to the database"
+                    );
                 }
                 if unreachable(&error) {
                     self.backoff.failed(std::time::Instant::now(), jitter());

@@ -340,8 +340,6 @@ impl Fallback {
 pub enum Publication {
     /// In place.
     Made,
-    /// Another gateway's newer one was in place already.
-    Superseded,
     /// The primary could not be reached, or refused it.
     Failed,
 }
@@ -377,7 +375,6 @@ impl StandbyMetrics {
     pub fn published(&self, outcome: Publication) {
         let outcome = match outcome {
             Publication::Made => "made",
-            Publication::Superseded => "superseded",
             Publication::Failed => "failed",
         };
         self.publications.get_or_create(&OutcomeLabel { outcome }).inc();
@@ -397,8 +394,7 @@ impl StandbyMetrics {
         );
         registry.register(
             "ingest_feed_publications",
-            "Publications of the booking writers for the standbys, by outcome: made, superseded (a newer one was \
-             in place), failed",
+            "Publications of the booking writers for the standbys, by outcome: made, failed",
             self.publications.clone(),
         );
         self.db.register(registry, "ingest_standby_db", "DATABASE_READ_POOL_SIZE");

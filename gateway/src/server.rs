@@ -261,8 +261,10 @@ pub async fn serve(listener: TcpListener, state: Arc<AppState>, shutdown: impl F
     }
     state.begin_draining();
     drop(listener);
+    // (a publication under way may take the whole DATABASE_TIMEOUT_MS: not on shutdown's time)
     drop(stop_publishing);
     if let Some(publisher) = publisher {
+        publisher.abort();
         let _ = publisher.await;
     }
     tokio::select! {

@@ -128,6 +128,10 @@ CONF
 standby_stop() {
     if [ -f "$standby_dir/data/PG_VERSION" ]; then
         as_owner "$bin/pg_ctl" -D "$standby_dir/data" -w -m fast stop >/dev/null 2>&1 || true
+        if as_owner "$bin/pg_ctl" -D "$standby_dir/data" status >/dev/null 2>&1; then
+            echo "the standby under $standby_dir did not stop: left in place" >&2
+            return 1
+        fi
     fi
     rm -rf "$standby_dir"
 }

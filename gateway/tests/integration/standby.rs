@@ -61,6 +61,17 @@ async fn caught_up(primary: &PrivateCluster, standby: &PrivateCluster) {
     }
 }
 
+/// Waits until the gateway has made a publication and the standby has replayed it: from then on
+/// the standby serves the feed.
+async fn standby_ready(app: &TestApp, primary: &PrivateCluster, standby: &PrivateCluster) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while metric(app, "ingest_feed_publications_total{outcome=\"made\"}").await < 1.0 {
+        assert!(Instant::now() < deadline, "the gateway made no publication");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    caught_up(primary, standby).await;
+}
+
 /// Pauses (true) or resumes (false) the standby's replay, and waits until it has.
 async fn replay(standby: &PrivateCluster, paused: bool) {
     let session = connect(&standby.url()).await;
@@ -128,7 +139,7 @@ async fn stress(app: &TestApp, primary: &PrivateCluster, standby: &PrivateCluste
     const WRITERS: u64 = 6;
     const TRANSACTIONS: usize = 25;
     let (operator, credential, marks) = operator_with_lots(app).await;
-    caught_up(primary, standby).await;
+    standby_ready(app, primary, standby).await;
     let writers = spawn_writers(&primary.url(), &operator, seed, WRITERS, TRANSACTIONS);
     let started = Instant::now();
     let mut rng = XorShift::new(seed ^ 0x00C1_1E27);
@@ -216,6 +227,7 @@ async fn a_revocation_or_a_suspension_on_the_primary_is_refused_at_once_while_th
     let app = gateway_with_standby(&primary, &standby, 60_000).await;
     let (operator, credential) = app.operator_with_credential().await;
     let other = app.issue(&operator, &["read_bookings"], None).await;
+    standby_ready(&app, &primary, &standby).await;
     assert_eq!(app.get_bookings(&credential, "").await.status, 200);
     replay(&standby, true).await;
     assert_eq!(app.get_bookings(&credential, "").await.status, 200, "the lagging standby serves");
@@ -246,7 +258,7 @@ async fn a_standby_that_stops_or_lags_costs_only_speed_and_serves_again_once_bac
     app.put_lot_expecting(&credential, "harbour-1", &crate::common::lots::minimal_lot("Harbour One"), 201).await;
     let reference =
         app.record(&operator, &minimal_booking("harbour-1", "2026-07-01T09:00:00", "2026-07-03T18:00:00")).await;
-    caught_up(&primary, &standby).await;
+    standby_ready(&app, &primary, &standby).await;
     served_within(&app, &credential, Duration::from_secs(2)).await;
     assert_eq!(metric(&app, "ingest_standby_reads_total").await, 1.0);
 

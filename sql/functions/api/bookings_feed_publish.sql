@@ -2,8 +2,10 @@
 -- "The feed on a standby"): on the primary, the moment it looks, then every booking writer lock
 -- held at that moment with the earliest writer start each key carries, written in one
 -- transaction. The gateway calls it every FEED_PUBLISH_INTERVAL_MS when DATABASE_READ_URL is set;
--- any number of gateways may: a publication older than the one in place changes nothing. Answers
--- the moment published, or NULL when a newer publication was already in place.
+-- any number of gateways may. Each publication replaces the one in place, even one dated later:
+-- every publication is safe on its own, so an older one coming last only makes the watermark more
+-- cautious for an interval, while one dated in the future (before the clock stepped back) must not
+-- stay and hide the writers opened since. Answers the moment published.
 --
 -- The moment is read first (the clock before the locks): a booking stamped before it took its
 -- writer lock before it too, so at the look its writer was either still open, and is published,
@@ -29,7 +31,6 @@ BEGIN
                                  AND l.objsubid = 2
                                  AND l.granted
                                GROUP BY l.classid) AS w)
-     WHERE p.published_at < v_looked_at
     RETURNING p.published_at INTO v_published;
     RETURN v_published;
 END
