@@ -4,7 +4,7 @@
 -- each accepted value is checked in the Lot read back. The media rule has its own section.
 -- A refused PUT stores nothing.
 BEGIN;
-SELECT plan(293);
+SELECT plan(295);
 
 -- Operator A (media folder `harbour`) writes; operator Q (folder `quay`) only owns a folder.
 CREATE TEMP TABLE fx AS
@@ -99,6 +99,12 @@ SELECT pg_temp.refused(tests.lot_body('{"rates": null, "colour": "blue"}'), 'fie
                        'rates is reported before an unknown key');
 SELECT pg_temp.refused(tests.lot_body('{"colour": "blue"}'), 'unknown_field', 'colour', 'an unknown top-level key is unknown_field naming it');
 SELECT pg_temp.refused(tests.lot_body('{"Name": "x"}'), 'unknown_field', 'Name', 'keys are case-sensitive: Name is unknown');
+-- (app.refuse_unknown_keys looks for unknown keys two ways: by an expression in an object of at most
+-- 2 KiB, by a query in a larger one; both answer the same)
+SELECT pg_temp.refused(tests.lot_body(jsonb_build_object('colour', repeat('b', 4000))), 'unknown_field', 'colour',
+                       'an unknown key in a body over 2 KiB is unknown_field naming it too');
+SELECT pg_temp.refused(tests.lot_body(jsonb_build_object('zz', repeat('b', 4000), 'colour', 'blue')), 'unknown_field', 'colour',
+                       'the first unknown key in byte order, in a body over 2 KiB');
 SELECT pg_temp.refused(tests.lot_body('{"operator_id": "x"}'), 'unknown_field', 'operator_id', 'an operator id in the body is an unknown key');
 SELECT pg_temp.refused(tests.lot_body('{"review_state": "approved"}'), 'unknown_field', 'review_state',
                        'review_state cannot be written: unknown_field');
