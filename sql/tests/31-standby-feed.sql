@@ -51,14 +51,6 @@ AS $$
     SELECT p FROM app.booking_writers_published AS p;
 $$;
 
--- The operator's writer lock key as pg_locks shows it (the publication's key).
-CREATE FUNCTION pg_temp.lock_key(p_operator uuid)
-RETURNS text
-LANGUAGE sql
-AS $$
-    SELECT (app.booking_writer_key(p_operator)::bigint & 4294967295)::text;
-$$;
-
 -- A read assertion of p_operator issued p_age ago (negative: ahead), signed with this database's key.
 CREATE FUNCTION pg_temp.assertion_issued(p_operator uuid, p_age interval)
 RETURNS text
@@ -95,7 +87,7 @@ SELECT is((SELECT reference FROM dblink('writer', format('BEGIN; SELECT tests.re
                                 AS t(reference text)), 'LATE-1', 'a writer begins, records LATE-1 and stays open') FROM fx;
 CREATE TEMP TABLE writer_tx AS SELECT * FROM dblink('writer', 'SELECT now()') AS t(started timestamptz);
 CREATE TEMP TABLE second AS SELECT pg_temp.publish() AS at;
-SELECT is((pg_temp.published()).writers ->> pg_temp.lock_key(f),
+SELECT is((pg_temp.published()).writers ->> app.booking_writer_lock_class(f)::text,
           floor(extract(epoch FROM started - timestamptz '2020-01-01 00:00:00+00'))::text,
           'a publication made while it is open lists the operator''s writer lock with the writer''s start (whole seconds)')
   FROM fx, writer_tx;

@@ -65,7 +65,7 @@ async fn caught_up(primary: &PrivateCluster, standby: &PrivateCluster) {
 /// the standby serves the feed.
 async fn standby_ready(app: &TestApp, primary: &PrivateCluster, standby: &PrivateCluster) {
     let deadline = Instant::now() + Duration::from_secs(10);
-    while metric(app, "ingest_feed_publications_total{outcome=\"made\"}").await < 1.0 {
+    while app.metric("ingest_feed_publications_total{outcome=\"made\"}").await < 1.0 {
         assert!(Instant::now() < deadline, "the gateway made no publication");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
@@ -108,17 +108,6 @@ async fn operator_with_lots(app: &TestApp) -> (Operator, Credential, usize) {
         app.record(&operator, &minimal_booking(lot, "2026-07-01T09:00:00", "2026-07-03T18:00:00")).await;
     }
     (operator, credential, 2)
-}
-
-/// The value of an unlabelled counter, or of one series of a labelled one (`name{label="v"}`), in
-/// the gateway's /metrics; 0 when absent.
-async fn metric(app: &TestApp, series: &str) -> f64 {
-    let response = app.admin().get("/metrics", &[]).await;
-    response
-        .text()
-        .lines()
-        .find_map(|line| line.strip_prefix(series).and_then(|rest| rest.strip_prefix(' ')))
-        .map_or(0.0, |value| value.trim().parse().expect("a metric value"))
 }
 
 /// What a client polling the standby ended with, against the database.
@@ -190,13 +179,13 @@ async fn writers_committing_out_of_order_never_make_a_client_of_the_standby_miss
     );
     assert!(outcome.pulls_while_paused > 10, "the client polled the paused standby");
     assert_eq!(outcome.missed, Vec::<String>::new(), "every booking in its latest state");
-    let served = metric(&app, "ingest_standby_reads_total").await;
+    let served = app.metric("ingest_standby_reads_total").await;
     assert!(served >= outcome.pulls as f64, "the standby served every pull ({served} of {})", outcome.pulls);
     for reason in ["unavailable", "lagging", "assertion", "error"] {
         let series = format!("ingest_standby_fallbacks_total{{reason=\"{reason}\"}}");
-        assert_eq!(metric(&app, &series).await, 0.0, "no fallback ({reason})");
+        assert_eq!(app.metric(&series).await, 0.0, "no fallback ({reason})");
     }
-    assert!(metric(&app, "ingest_feed_publications_total{outcome=\"made\"}").await > 10.0);
+    assert!(app.metric("ingest_feed_publications_total{outcome=\"made\"}").await > 10.0);
     app.shutdown().await;
 }
 
@@ -237,7 +226,7 @@ async fn a_revocation_or_a_suspension_on_the_primary_is_refused_at_once_while_th
     assert_eq!(app.get_bookings(&other, "").await.status, 200, "another credential is still served");
     app.suspend(&operator).await;
     app.get_bookings(&other, "").await.assert_error(401, "unauthorized", None);
-    assert_eq!(metric(&app, "ingest_standby_reads_total").await, 3.0, "the standby served the three 200s");
+    assert_eq!(app.metric("ingest_standby_reads_total").await, 3.0, "the standby served the three 200s");
     replay(&standby, false).await;
     app.shutdown().await;
 }
@@ -260,21 +249,21 @@ async fn a_standby_that_stops_or_lags_costs_only_speed_and_serves_again_once_bac
         app.record(&operator, &minimal_booking("harbour-1", "2026-07-01T09:00:00", "2026-07-03T18:00:00")).await;
     standby_ready(&app, &primary, &standby).await;
     served_within(&app, &credential, Duration::from_secs(2)).await;
-    assert_eq!(metric(&app, "ingest_standby_reads_total").await, 1.0);
+    assert_eq!(app.metric("ingest_standby_reads_total").await, 1.0);
 
     // Stopped: the primary serves, each read within the standby's deadline and the primary's call.
     standby.stop().await;
     for _ in 0..4 {
         served_within(&app, &credential, Duration::from_secs(3)).await;
     }
-    assert_eq!(metric(&app, "ingest_standby_fallbacks_total{reason=\"unavailable\"}").await, 4.0);
+    assert_eq!(app.metric("ingest_standby_fallbacks_total{reason=\"unavailable\"}").await, 4.0);
     assert!(app.logs().iter().all(|line| line["status"] != 503 && line["status"] != 500));
 
     // Back: the standby serves again (after the pool's backoff lets it try).
     standby.start().await;
     caught_up(&primary, &standby).await;
     let deadline = Instant::now() + Duration::from_secs(20);
-    while metric(&app, "ingest_standby_reads_total").await < 2.0 {
+    while app.metric("ingest_standby_reads_total").await < 2.0 {
         assert!(Instant::now() < deadline, "the standby did not serve again");
         served_within(&app, &credential, Duration::from_secs(3)).await;
         tokio::time::sleep(Duration::from_millis(200)).await;
@@ -289,7 +278,7 @@ async fn a_standby_that_stops_or_lags_costs_only_speed_and_serves_again_once_bac
     let references: Vec<String> =
         page.bookings.iter().map(|booking| booking["reference"].as_str().unwrap().to_string()).collect();
     assert_eq!(references, [reference, late]);
-    assert!(metric(&app, "ingest_standby_fallbacks_total{reason=\"lagging\"}").await >= 1.0);
+    assert!(app.metric("ingest_standby_fallbacks_total{reason=\"lagging\"}").await >= 1.0);
     replay(&standby, false).await;
     assert_eq!(page.bookings.len(), 2, "{}", json!(page.bookings));
     app.shutdown().await;

@@ -10,17 +10,6 @@ use std::time::Duration;
 use crate::common::webhooks::{loopback_is_public, wired_worker, FixedResolver, Receiver, TestAuthority};
 use crate::common::{create_database, TestApp};
 
-/// The sum of every series of `name` in a gateway's /metrics (`name{…} value` lines).
-async fn metric_sum(app: &TestApp, name: &str) -> f64 {
-    let response = app.admin().get("/metrics", &[]).await;
-    response
-        .text()
-        .lines()
-        .filter(|line| line.starts_with(&format!("{name}{{")) || line.starts_with(&format!("{name} ")))
-        .map(|line| line.rsplit_once(' ').expect("name value").1.parse::<f64>().expect("a value"))
-        .sum()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_instances_with_their_workers_deliver_every_hint_once_and_each_counts_only_its_own() {
     let database = create_database(true).await;
@@ -68,14 +57,14 @@ async fn two_instances_with_their_workers_deliver_every_hint_once_and_each_count
         assert_eq!(second.ping(Some(&first_credential.bearer())).await.status, 200);
     }
     let pings = "ingest_http_requests_total{route=\"/ping\",method=\"GET\",status=\"200\"}";
-    assert_eq!(metric_sum(&first, pings).await, 3.0);
-    assert_eq!(metric_sum(&second, pings).await, 5.0);
+    assert_eq!(first.metric(pings).await, 3.0);
+    assert_eq!(second.metric(pings).await, 5.0);
 
     // Attempts: each instance's metrics count its own worker's, which add up to the deliveries.
     let (first_made, second_made) = (first_attempts.lock().unwrap().len(), second_attempts.lock().unwrap().len());
     assert_eq!(first_made + second_made, references.len(), "one attempt a hint between the two workers");
-    assert_eq!(metric_sum(&first, "ingest_webhook_attempts_total").await, first_made as f64);
-    assert_eq!(metric_sum(&second, "ingest_webhook_attempts_total").await, second_made as f64);
+    assert_eq!(first.metric("ingest_webhook_attempts_total").await, first_made as f64);
+    assert_eq!(second.metric("ingest_webhook_attempts_total").await, second_made as f64);
     first.shutdown().await;
     second.shutdown().await;
 }

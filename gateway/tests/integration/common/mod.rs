@@ -342,6 +342,19 @@ impl TestApp {
         }
     }
 
+    /// A value of this gateway's `/metrics`: the one series `series` names with its labels
+    /// (`name{label="v"}`), or the sum of every series of a name given alone; 0 when there is none.
+    pub async fn metric(&self, series: &str) -> f64 {
+        let response = self.admin.get("/metrics", &[]).await;
+        let labelled = |rest: &str| !series.contains('{') && rest.starts_with('{');
+        response
+            .text()
+            .lines()
+            .filter_map(|line| line.strip_prefix(series).filter(|rest| rest.starts_with(' ') || labelled(rest)))
+            .map(|rest| rest.rsplit_once(' ').map_or(rest, |(_, value)| value).trim().parse::<f64>().expect("a value"))
+            .sum()
+    }
+
     /// A client for the admin listener.
     pub fn admin(&self) -> Http {
         self.admin.clone()

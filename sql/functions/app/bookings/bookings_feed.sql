@@ -41,6 +41,33 @@ END
 $$;
 REVOKE ALL ON FUNCTION app.booking_writer_lock(uuid) FROM PUBLIC;
 
+-- The writer lock as pg_locks shows it: the first key as `classid` (an oid, the int4 read unsigned),
+-- as the watermark looks for it and the publication for standbys keys it.
+CREATE OR REPLACE FUNCTION app.booking_writer_lock_class(p_operator_id uuid)
+RETURNS oid
+LANGUAGE plpgsql
+IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    RETURN (app.booking_writer_key(p_operator_id)::bigint & 4294967295)::oid;
+END
+$$;
+REVOKE ALL ON FUNCTION app.booking_writer_lock_class(uuid) FROM PUBLIC;
+
+-- The writer start the lock's second key carries (app.booking_writer_lock's seconds), as a moment.
+CREATE OR REPLACE FUNCTION app.booking_writer_started(p_seconds bigint)
+RETURNS timestamptz
+LANGUAGE plpgsql
+IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    RETURN timestamptz '2020-01-01 00:00:00+00' + make_interval(secs => p_seconds);
+END
+$$;
+REVOKE ALL ON FUNCTION app.booking_writer_started(bigint) FROM PUBLIC;
+
 -- The watermark is right only when the statement reading the feed sees every booking committed
 -- before it started: READ COMMITTED, which the gateway's connections set when they are made. Under
 -- any other level the feed refuses to answer rather than answer wrongly: SQLSTATE 25000, a server
@@ -67,11 +94,12 @@ SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT least(
         now() - (SELECT s.value::interval FROM app.settings AS s WHERE s.name = 'bookings_watermark_lag'),
-        (SELECT timestamptz '2020-01-01 00:00:00+00' + make_interval(secs => min(l.objid::bigint))
+        (SELECT app.booking_writer_started(min(l.objid::bigint))
            FROM pg_catalog.pg_locks AS l
           WHERE l.locktype = 'advisory'
             AND l.database = (SELECT d.oid FROM pg_catalog.pg_database AS d WHERE d.datname = current_database())
-            AND l.classid = (app.booking_writer_key(p_operator_id)::bigint & 4294967295)::oid
+            -- (a sub-select: computed once, not for every lock of the server)
+            AND l.classid = (SELECT app.booking_writer_lock_class(p_operator_id))
             AND l.objsubid = 2
             AND l.granted));
 $$;
@@ -92,8 +120,7 @@ AS $$
     SELECT least(
         now() - (SELECT s.value::interval FROM app.settings AS s WHERE s.name = 'bookings_watermark_lag'),
         p.published_at,
-        timestamptz '2020-01-01 00:00:00+00'
-            + make_interval(secs => (p.writers ->> (app.booking_writer_key(p_operator_id)::bigint & 4294967295)::text)::bigint))
+        app.booking_writer_started((p.writers ->> app.booking_writer_lock_class(p_operator_id)::text)::bigint))
       FROM app.booking_writers_published AS p;
 $$;
 REVOKE ALL ON FUNCTION app.bookings_watermark_published(uuid) FROM PUBLIC;
@@ -143,9 +170,7 @@ BEGIN
     -- The token must be exactly the text this service issues for that payload and operator (the
     -- signature, and the one spelling: app/calls/signed_tokens.sql).
     IF v_fields IS NULL OR char_length(v_fields[2]) > 18 OR char_length(v_fields[3]) > 64
-       OR NOT coalesce(app.constant_time_equals(
-              convert_to(p_token, 'UTF8'),
-              convert_to(app.signed_token(v_payload, app.cursor_signature(p_operator_id, v_payload)), 'UTF8')), false) THEN
+       OR NOT app.signed_token_matches(p_token, v_payload, app.cursor_signature(p_operator_id, v_payload)) THEN
         PERFORM app.refuse(422, 'invalid_cursor', 'since');
     END IF;
     changed_at := timestamptz 'epoch' + (v_fields[1] || v_fields[2] || ' microseconds')::interval;  -- exact, unlike a float

@@ -37,6 +37,19 @@ AS $$
 $$;
 REVOKE ALL ON FUNCTION app.signed_token(text, bytea) FROM PUBLIC;
 
+-- Whether p_token is exactly the token of p_payload signed p_signature: the signature and the one
+-- spelling issued at once, compared in constant time. False when any part is NULL.
+CREATE OR REPLACE FUNCTION app.signed_token_matches(p_token text, p_payload text, p_signature bytea)
+RETURNS boolean
+LANGUAGE sql
+IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT coalesce(app.constant_time_equals(convert_to(p_token, 'UTF8'),
+                                             convert_to(app.signed_token(p_payload, p_signature), 'UTF8')), false);
+$$;
+REVOKE ALL ON FUNCTION app.signed_token_matches(text, text, bytea) FROM PUBLIC;
+
 -- The payload half of a token of at most p_max_length characters (before the first dot), when
 -- decode() takes it (base64url, and no length of 4n + 1); else NULL. Its bytes as text by the escape
 -- encoding: a byte outside ASCII or a backslash comes out as a backslash sequence, which the

@@ -71,9 +71,7 @@ DECLARE
 BEGIN
     v_fields := regexp_match(v_payload, '^1\|read_bookings\|([0-9a-f-]+)\|([0-9]+)$');
     IF v_fields IS NULL OR char_length(v_fields[1]) <> 36 OR char_length(v_fields[2]) > 18
-       OR NOT coalesce(app.constant_time_equals(
-              convert_to(p_assertion, 'UTF8'),
-              convert_to(app.signed_token(v_payload, app.read_assertion_signature(v_payload)), 'UTF8')), false) THEN
+       OR NOT app.signed_token_matches(p_assertion, v_payload, app.read_assertion_signature(v_payload)) THEN
         RAISE EXCEPTION 'not a read assertion of this database' USING ERRCODE = 'invalid_authorization_specification';
     END IF;
     v_issued_at := timestamptz 'epoch' + (v_fields[2] || ' microseconds')::interval;
