@@ -284,3 +284,45 @@ fn the_verdict_the_database_takes() {
     assert_eq!(fault.to_json(), serde_json::json!({"error": "invalid_body", "field": "a.b", "nested": true}));
     assert_eq!(check(Some("{")).unwrap().to_json(), serde_json::json!({"error": "invalid_json", "nested": false}));
 }
+
+#[test]
+fn a_string_run_ends_at_the_first_quote_backslash_or_control_character_wherever_it_lies() {
+    let byte_by_byte = |bytes: &[u8]| {
+        bytes.iter().position(|&byte| byte == b'"' || byte == b'\\' || byte < 0x20).unwrap_or(bytes.len())
+    };
+    // every stop byte, and bytes either side of the classes (0x1f/0x20, 0x21-0x23, 0x5b-0x5d, 0x7f, 0x80,
+    // 0xff: what a borrow or a high bit could mistake), at every offset of runs of 0 to 40 bytes
+    let stops = [b'"', b'\\', 0x00, 0x01, 0x0a, 0x1f];
+    let fillers = [b'a', 0x20, 0x21, 0x23, 0x5b, 0x5d, 0x7f, 0x80, 0xc3, 0xff];
+    for filler in fillers {
+        for length in 0..40 {
+            let plain = vec![filler; length];
+            assert_eq!(plain_bytes(&plain), length, "{filler:#x} × {length}");
+            for stop in stops {
+                for at in 0..length {
+                    let mut bytes = plain.clone();
+                    bytes[at] = stop;
+                    assert_eq!(plain_bytes(&bytes), byte_by_byte(&bytes), "{filler:#x} × {length}, {stop:#x} at {at}");
+                }
+            }
+        }
+    }
+    // every byte value alone in a word of plain bytes
+    for value in 0..=255u8 {
+        let mut bytes = [b'x'; 16];
+        bytes[5] = value;
+        assert_eq!(plain_bytes(&bytes), byte_by_byte(&bytes), "{value:#x}");
+    }
+}
+
+#[test]
+fn the_first_repeated_key_in_byte_order_among_keys_sharing_their_first_8_bytes() {
+    let repeated = r#"{"samefirst_b": 1, "samefirst_c": 1, "samefirst_a": 1, "samefirst_c": 2, "samefirst_b": 2, "samefirst_a": 2}"#;
+    assert_eq!(answer(repeated), "invalid_body samefirst_a");
+    assert_eq!(
+        answer(r#"{"samefirst_b": 1, "samefirst_a": 1, "samefirs": 1, "samefirst_b": 2}"#),
+        "invalid_body samefirst_b"
+    );
+    assert_eq!(answer(r#"{"samefirst_b": 1, "samefirst_a": 1, "samefirs": 1, "samefirst": 2}"#), "accepted");
+    assert_eq!(answer(r#"{"z": 1, "aaaaaaaab": 1, "aaaaaaaa": 1, "aaaaaaaab": 2, "z": 2}"#), "invalid_body aaaaaaaab");
+}
