@@ -85,7 +85,8 @@ where
         Ok(Err(_)) => return Err(ApiError::client_abort("the body ended before its end")),
         Err(_) => return Err(ApiError::client_abort("the body did not arrive in time")),
     };
-    Ok(String::from_utf8(bytes.to_vec()).ok().filter(|text| !text.contains('\0')))
+    // (the collected buffer becomes the String's without a copy when it is the only owner)
+    Ok(String::from_utf8(Vec::from(bytes)).ok().filter(|text| !text.contains('\0')))
 }
 
 #[cfg(test)]
