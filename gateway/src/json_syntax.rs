@@ -70,7 +70,8 @@ impl Fault {
 }
 
 /// The fault a body is refused with, or None when its JSON syntax is sound. `None` text (not
-/// UTF-8, or holding a NUL byte) is not JSON.
+/// UTF-8, or holding a NUL byte) is not JSON. A body is at most 64 KiB (`body::read`); the reader's
+/// offsets are 32-bit ([`Key`]), so text of 4 GiB or more would not be read right.
 pub fn check(text: Option<&str>) -> Option<Fault> {
     let Some(text) = text else {
         return Some(Fault::invalid_json());

@@ -3,7 +3,8 @@
 #
 #   sql/dev/cluster.sh install   install missing Debian packages (PostgreSQL 15, pgTAP, pg_prove, plpgsql_check,
 #                                locales) and the en_US.UTF-8 locale (the tests' second database uses it)
-#   sql/dev/cluster.sh start     install, create the cluster if missing, start it if not running
+#   sql/dev/cluster.sh start     install, create the cluster if missing, start it if not running (and
+#                                restart it if it runs without the allocator settings below)
 #   sql/dev/cluster.sh stop      stop it
 #   sql/dev/cluster.sh restart   stop it and start it (a setting read only at start: make bench's)
 #   sql/dev/cluster.sh url [db] [login]  print the URL of a database (default: ingest) for a login
@@ -38,13 +39,23 @@ as_owner() {
 # pages at every call, and costs the same on a new backend as on one that served a larger request
 # before (glibc's own thresholds move with what a backend freed last). Elsewhere than glibc, ignored.
 server_malloc="glibc.malloc.mmap_threshold=4194304:glibc.malloc.trim_threshold=8388608"
-# What the running server was started with (removed when it stops): a server started before the
-# setting changed is restarted by `start`.
+# The settings the running server was started with, and which server that was (removed when it
+# stops): `start` restarts a server that runs without them, or was started some other way.
 malloc_marker="$pg_dir/run/server-malloc"
 
 # pg_ctl, its server started with the allocator's settings.
 pg_ctl() {
     as_owner env GLIBC_TUNABLES="$server_malloc" "$bin/pg_ctl" "$@"
+}
+
+# The settings and the server they were given to (its postmaster.pid's PID and start time), so a
+# marker left behind by a server stopped or restarted some other way vouches for no other server.
+server_identity() {
+    printf '%s %s' "$server_malloc" "$(as_owner sed -n '1p;3p' "$pg_dir/data/postmaster.pid" 2>/dev/null | tr '\n' ' ')"
+}
+
+mark_started() {
+    server_identity | as_owner tee "$malloc_marker" >/dev/null
 }
 
 install() {
@@ -57,6 +68,7 @@ install() {
         # A server started before the locale existed cannot see it until it restarts.
         if [ -f "$pg_dir/data/PG_VERSION" ] && pg_ctl -D "$pg_dir/data" status >/dev/null 2>&1; then
             pg_ctl -D "$pg_dir/data" -l "$pg_dir/server.log" -o "-p $port" -w -t 60 restart >/dev/null
+            mark_started
         fi
     fi
 }
@@ -102,13 +114,13 @@ start() {
     install
     create
     if pg_ctl -D "$pg_dir/data" status >/dev/null 2>&1; then
-        [ "$(cat "$malloc_marker" 2>/dev/null)" = "$server_malloc" ] && return 0
+        [ "$(cat "$malloc_marker" 2>/dev/null)" = "$(server_identity)" ] && return 0
         echo "restarting the development cluster: started without its allocator settings" >&2
         stop
     fi
     # The port on the command line: a cluster made when the default port was another keeps working.
     pg_ctl -D "$pg_dir/data" -l "$pg_dir/server.log" -o "-p $port" -w -t 60 start >/dev/null
-    printf '%s' "$server_malloc" | as_owner tee "$malloc_marker" >/dev/null
+    mark_started
     as_owner "$bin/psql" -h "$pg_dir/run" -p "$port" -U postgres -d postgres -Atqc \
         "SELECT 1 FROM pg_database WHERE datname = 'ingest'" | grep -q 1 ||
         as_owner "$bin/createdb" -h "$pg_dir/run" -p "$port" -U postgres ingest

@@ -72,7 +72,6 @@ async fn answer(pool: Pool, request: Request<Incoming>) -> Result<Response<Full<
             _ => text = Some(value),
         }
     }
-    let fault = gateway::json_syntax::check(body).map(|fault| fault.to_json());
     // (no connection or no statement: 503 for the request, never a panic of the connection's task)
     let Ok(client) = pool.get().await else { return Ok(status_only(StatusCode::SERVICE_UNAVAILABLE)) };
     let Ok(statement) = client.prepare_cached(operation.call.sql()).await else {
@@ -82,7 +81,11 @@ async fn answer(pool: Pool, request: Request<Incoming>) -> Result<Response<Full<
         Call::Credential(_) => client.query_one(&statement, &[&authorization]).await,
         Call::Page(_) => client.query_one(&statement, &[&authorization, &text, &limit]).await,
         Call::UnderLot(_) => client.query_one(&statement, &[&authorization, &lot]).await,
-        Call::Write(_) => client.query_one(&statement, &[&authorization, &lot, &body, &false, &fault]).await,
+        Call::Write(_) => {
+            // (read for writes only, as the gateway does)
+            let fault = gateway::json_syntax::check(body).map(|fault| fault.to_json());
+            client.query_one(&statement, &[&authorization, &lot, &body, &false, &fault]).await
+        }
     };
     // A refusal (SQLSTATE PTnnn) answers nnn with its code; the gateway's error table does more.
     let (status, body) = match row {
