@@ -835,6 +835,38 @@ AS $$
                   current_setting('port'), current_database(), current_user);
 $$;
 
+-- p_sql, a statement answering one text, run in an autocommitting session of its own through dblink
+-- (the calling file creates the dblink extension): its answer, committed.
+CREATE FUNCTION tests.committed(p_sql text)
+RETURNS text
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    RETURN (SELECT t.answer FROM dblink(tests.own_database_conninfo(), p_sql) AS t(answer text));
+END
+$$;
+
+-- The committed fixture of the files that need a second session to see it (through dblink, as
+-- tests.committed): an operator named p_name with a lot l1, a read_bookings and a write_supply
+-- credential. The read credential is used once there, so its last_used_at is recorded later than
+-- the calling transaction's now() and that transaction never writes it (the clean-up would wait
+-- for it). lot_status is 201 when all of it was made.
+CREATE FUNCTION tests.committed_operator_with_lot(
+    p_name text, OUT operator_id uuid, OUT read_bearer text, OUT write_bearer text, OUT lot_status integer)
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    SELECT r.op::uuid, r.bearer, r.write_bearer, r.lot_status
+      INTO operator_id, read_bearer, write_bearer, lot_status
+      FROM dblink(tests.own_database_conninfo(), format($q$
+               SELECT o, r, w, (tests.put_lot(w, 'l1', tests.lot_body())).status + (tests.get_bookings(r, NULL, 1)).status - 200
+                 FROM tests.make_operator(%L) AS o,
+                      tests.issue_credential(o, ARRAY['read_bookings']) AS r,
+                      tests.issue_credential(o, ARRAY['write_supply']) AS w
+           $q$, p_name)) AS r(op text, bearer text, write_bearer text, lot_status integer);
+END
+$$;
+
 -- Remove everything committed for the operators named p_name, through an autocommitting dblink
 -- session (the calling file creates the dblink extension). Bookings, and a lot that took one, are
 -- never deleted by anyone: only with the triggers off (session_replication_role `replica`, a

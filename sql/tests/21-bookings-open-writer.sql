@@ -12,32 +12,15 @@ SELECT plan(40);
 
 CREATE EXTENSION dblink;  -- rolled back with the file
 
-CREATE TEMP TABLE conn AS SELECT tests.own_database_conninfo() AS info;
-
 -- Everything an earlier, interrupted run committed for this file's operator is removed first.
 SELECT tests.remove_committed_operators('pgTAP open writer operator');
 
 -- The fixture, committed: an operator with a lot l1, a read_bookings and a write_supply credential.
--- The read credential is used once there, so its last_used_at is recorded later than this
--- transaction's now() and this transaction never writes it (the clean-up would wait for it).
 CREATE TEMP TABLE fx AS
-SELECT r.op::uuid AS f, r.bearer, r.write_bearer, r.lot_status
-  FROM dblink((SELECT info FROM conn), $q$
-           SELECT o, r, w, (tests.put_lot(w, 'l1', tests.lot_body())).status + (tests.get_bookings(r, NULL, 1)).status - 200
-             FROM tests.make_operator('pgTAP open writer operator') AS o,
-                  tests.issue_credential(o, ARRAY['read_bookings']) AS r,
-                  tests.issue_credential(o, ARRAY['write_supply']) AS w
-       $q$) AS r(op text, bearer text, write_bearer text, lot_status integer);
+SELECT c.operator_id AS f, c.read_bearer AS bearer, c.write_bearer, c.lot_status
+  FROM tests.committed_operator_with_lot('pgTAP open writer operator') AS c;
 GRANT SELECT ON fx TO PUBLIC;
 SELECT is(lot_status, 201, 'the fixture: the operator''s lot l1, committed, and its read credential used') FROM fx;
-
--- Run p_sql (a statement answering one text) in an autocommitting session of its own.
-CREATE FUNCTION pg_temp.committed(p_sql text)
-RETURNS text
-LANGUAGE sql
-AS $$
-    SELECT t.answer FROM dblink((SELECT info FROM conn), p_sql) AS t(answer text);
-$$;
 
 -- The statement that records the operator's booking with this reference (and p_overrides).
 CREATE FUNCTION pg_temp.record_sql(p_reference text, p_overrides jsonb DEFAULT '{}')
@@ -88,13 +71,13 @@ AS $$
     SELECT (tests.booking(f, p_reference)).changed_at FROM fx;
 $$;
 
-SELECT is(pg_temp.committed(pg_temp.place_sql(pg_temp.committed(pg_temp.record_sql('EARLY-1')), now() - interval '1 hour')), 'true',
+SELECT is(tests.committed(pg_temp.place_sql(tests.committed(pg_temp.record_sql('EARLY-1')), now() - interval '1 hour')), 'true',
           'the fixture: EARLY-1, committed an hour ago');
 SELECT tests.set_bookings_watermark_lag('-1 hour');
 SELECT is((SELECT app.bookings_watermark(f) FROM fx), now() + interval '1 hour', 'with no booking writer open the watermark is now minus the lag (here -1 hour)');
 
-SELECT dblink_connect('writer', (SELECT info FROM conn));
-SELECT dblink_connect('second', (SELECT info FROM conn));
+SELECT dblink_connect('writer', tests.own_database_conninfo());
+SELECT dblink_connect('second', tests.own_database_conninfo());
 
 -- Open transactions that wrote no booking hold nothing back -------------------------------------------------------------
 
@@ -112,7 +95,7 @@ SELECT is((SELECT reference FROM dblink('writer', 'BEGIN; ' || pg_temp.record_sq
           'a writer begins, records LATE-1 and stays open');
 CREATE TEMP TABLE writer_tx AS
 SELECT * FROM dblink('writer', $q$SELECT now(), (SELECT changed_at FROM app.bookings WHERE reference = 'LATE-1')$q$) AS t(started timestamptz, stamped timestamptz);
-SELECT is(pg_temp.committed(pg_temp.record_sql('OTHER-1')), 'OTHER-1', 'meanwhile another session records OTHER-1 and commits');
+SELECT is(tests.committed(pg_temp.record_sql('OTHER-1')), 'OTHER-1', 'meanwhile another session records OTHER-1 and commits');
 SELECT cmp_ok(pg_temp.changed_at('OTHER-1'), '>', stamped, 'the fixture: OTHER-1 is stamped after LATE-1 (it commits first)') FROM writer_tx;
 SELECT cmp_ok((SELECT app.bookings_watermark(f) FROM fx), '<=', started, 'the watermark is no later than the open writer''s start') FROM writer_tx;
 SELECT cmp_ok((SELECT app.bookings_watermark(f) FROM fx), '>', started - interval '1 second', 'it is that start (to the second)') FROM writer_tx;
@@ -131,14 +114,14 @@ SELECT is(pg_temp.refs(next), ARRAY['LATE-1', 'OTHER-1'], 'the next pull from th
 
 -- A change: likewise ---------------------------------------------------------------------------------------------------
 
-SELECT is(pg_temp.committed(pg_temp.place_sql('LATE-1', now() - interval '30 minutes')) || pg_temp.committed(pg_temp.place_sql('OTHER-1', now() - interval '29 minutes')),
+SELECT is(tests.committed(pg_temp.place_sql('LATE-1', now() - interval '30 minutes')) || tests.committed(pg_temp.place_sql('OTHER-1', now() - interval '29 minutes')),
           'truetrue', 'the fixture: LATE-1 and OTHER-1 placed half an hour ago');
 UPDATE saved SET next = pg_temp.next(NULL);
 SELECT is(pg_temp.changed_at('OTHER-1'), (tests.cursor_position(next)).changed_at, 'a pull from the beginning saves next at OTHER-1') FROM saved;
 SELECT is(dblink_exec('writer', 'BEGIN'), 'BEGIN', 'a writer begins');
 SELECT is((SELECT x FROM dblink('writer', format($q$SELECT tests.update_booking(%L, 'EARLY-1', '{"payment_status": "partial"}')::text$q$, f)) AS t(x text)),
           '', 'changes EARLY-1 and stays open') FROM fx;
-SELECT is(pg_temp.committed(pg_temp.record_sql('OTHER-2')), 'OTHER-2', 'meanwhile another session records OTHER-2 and commits');
+SELECT is(tests.committed(pg_temp.record_sql('OTHER-2')), 'OTHER-2', 'meanwhile another session records OTHER-2 and commits');
 SELECT is(pg_temp.refs(next), ARRAY['OTHER-2'], 'a pull from the saved next reads OTHER-2 (the change of EARLY-1 is not visible yet)') FROM saved;
 UPDATE saved SET next = pg_temp.next(next);
 SELECT cmp_ok((tests.cursor_position(next)).changed_at, '<=', (SELECT started FROM dblink('writer', 'SELECT now()') AS t(started timestamptz)),

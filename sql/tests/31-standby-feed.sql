@@ -11,36 +11,21 @@ SELECT plan(45);
 
 CREATE EXTENSION dblink;  -- rolled back with the file
 
-CREATE TEMP TABLE conn AS SELECT tests.own_database_conninfo() AS info;
 SELECT tests.remove_committed_operators('pgTAP standby operator');
 
--- The fixture, committed: an operator with a lot l1, a read_bookings and a write_supply credential
--- (the read one used once, so this transaction never stamps its last_used_at).
+-- The fixture, committed: an operator with a lot l1, a read_bookings and a write_supply credential.
 CREATE TEMP TABLE fx AS
-SELECT r.op::uuid AS f, r.bearer, r.supply_bearer, r.lot_status
-  FROM dblink((SELECT info FROM conn), $q$
-           SELECT o, r, w, (tests.put_lot(w, 'l1', tests.lot_body())).status + (tests.get_bookings(r, NULL, 1)).status - 200
-             FROM tests.make_operator('pgTAP standby operator') AS o,
-                  tests.issue_credential(o, ARRAY['read_bookings']) AS r,
-                  tests.issue_credential(o, ARRAY['write_supply']) AS w
-       $q$) AS r(op text, bearer text, supply_bearer text, lot_status integer);
+SELECT c.operator_id AS f, c.read_bearer AS bearer, c.write_bearer, c.lot_status
+  FROM tests.committed_operator_with_lot('pgTAP standby operator') AS c;
 GRANT SELECT ON fx TO PUBLIC;
 SELECT is(lot_status, 201, 'the fixture: the operator''s lot l1, committed, and its read credential used') FROM fx;
-
--- Run p_sql (a statement answering one text) in an autocommitting session of its own.
-CREATE FUNCTION pg_temp.committed(p_sql text)
-RETURNS text
-LANGUAGE sql
-AS $$
-    SELECT t.answer FROM dblink((SELECT info FROM conn), p_sql) AS t(answer text);
-$$;
 
 -- A publication, made and committed in a session of its own (as the gateway makes them).
 CREATE FUNCTION pg_temp.publish()
 RETURNS timestamptz
 LANGUAGE sql
 AS $$
-    SELECT pg_temp.committed('SELECT api.bookings_feed_publish()::text')::timestamptz;
+    SELECT tests.committed('SELECT api.bookings_feed_publish()::text')::timestamptz;
 $$;
 
 -- The publication in place, as the superuser reads it.
@@ -70,7 +55,7 @@ AS $$
 $$;
 
 SELECT tests.set_bookings_watermark_lag('-1 hour');
-SELECT is(pg_temp.committed(format('SELECT tests.record_booking(%L, tests.booking_body(''l1'', ''{"reference": "EARLY-1"}''))', f)),
+SELECT is(tests.committed(format('SELECT tests.record_booking(%L, tests.booking_body(''l1'', ''{"reference": "EARLY-1"}''))', f)),
           'EARLY-1', 'the fixture: EARLY-1, committed') FROM fx;
 
 -- Publications ------------------------------------------------------------------------------------------------------
@@ -82,7 +67,7 @@ SELECT is((pg_temp.published()).writers, '{}'::jsonb, 'no booking writer was ope
 SELECT is(app.bookings_watermark_published(f), at, 'an operator''s watermark from it is the moment published (the lag here is -1 hour)')
   FROM fx, first;
 
-SELECT dblink_connect('writer', (SELECT info FROM conn));
+SELECT dblink_connect('writer', tests.own_database_conninfo());
 SELECT is((SELECT reference FROM dblink('writer', format('BEGIN; SELECT tests.record_booking(%L, tests.booking_body(''l1'', ''{"reference": "LATE-1"}''))', f))
                                 AS t(reference text)), 'LATE-1', 'a writer begins, records LATE-1 and stays open') FROM fx;
 CREATE TEMP TABLE writer_tx AS SELECT * FROM dblink('writer', 'SELECT now()') AS t(started timestamptz);
@@ -95,7 +80,7 @@ SELECT is(app.bookings_watermark_published(f), date_trunc('second', started),
           'the operator''s watermark is that start, earlier than the moment published') FROM fx, writer_tx;
 SELECT is(app.bookings_watermark_published(gen_random_uuid()), at, 'another operator''s watermark is the moment published')
   FROM second;
-SELECT is(pg_temp.committed(format('SELECT tests.record_booking(%L, tests.booking_body(''l1'', ''{"reference": "OTHER-1"}''))', f)),
+SELECT is(tests.committed(format('SELECT tests.record_booking(%L, tests.booking_body(''l1'', ''{"reference": "OTHER-1"}''))', f)),
           'OTHER-1', 'meanwhile another session records OTHER-1 and commits') FROM fx;
 SELECT is(dblink_exec('writer', 'COMMIT'), 'COMMIT', 'the writer commits');
 SELECT is(app.bookings_watermark_published(f), date_trunc('second', started),
@@ -108,7 +93,7 @@ SELECT tests.set_bookings_watermark_lag('1 hour');
 SELECT is(app.bookings_watermark_published(f), now() - interval '1 hour', 'the lag still bounds it: the earliest of the three') FROM fx;
 SELECT tests.set_bookings_watermark_lag('-1 hour');
 
-SELECT is(pg_temp.committed($q$UPDATE app.booking_writers_published SET published_at = clock_timestamp() + interval '1 day' RETURNING 'ok'$q$),
+SELECT is(tests.committed($q$UPDATE app.booking_writers_published SET published_at = clock_timestamp() + interval '1 day' RETURNING 'ok'$q$),
           'ok', 'the fixture: a publication dated tomorrow in place (made before the clock stepped back)');
 CREATE TEMP TABLE fourth AS SELECT pg_temp.publish() AS at;
 SELECT is((pg_temp.published()).published_at, at,
@@ -117,7 +102,7 @@ SELECT is((pg_temp.published()).published_at, at,
 
 -- Read assertions -----------------------------------------------------------------------------------------------------
 
-SELECT is(pg_temp.committed($q$UPDATE app.booking_writers_published SET published_at = clock_timestamp() RETURNING 'ok'$q$),
+SELECT is(tests.committed($q$UPDATE app.booking_writers_published SET published_at = clock_timestamp() RETURNING 'ok'$q$),
           'ok', 'the fixture: a publication of now in place');
 CREATE TEMP TABLE token AS SELECT tests.read_assertion(bearer) AS assertion FROM fx;
 GRANT SELECT ON token TO PUBLIC;
@@ -126,7 +111,7 @@ SELECT matches(assertion, '^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$', 'the primary answe
 SELECT is(app.read_assertion_operator(assertion), f, 'it names the credential''s operator') FROM fx, token;
 SELECT tests.refuses(format('SELECT tests.read_assertion(%L)', bearer || 'x'), 'PT401', 'unauthorized', NULL,
                      'a wrong secret gets no assertion: the uniform 401') FROM fx;
-SELECT tests.refuses(format('SELECT tests.read_assertion(%L)', supply_bearer), 'PT401', 'unauthorized', NULL,
+SELECT tests.refuses(format('SELECT tests.read_assertion(%L)', write_bearer), 'PT401', 'unauthorized', NULL,
                      'a credential without read_bookings gets none') FROM fx;
 SELECT tests.refuses($$SELECT tests.read_assertion(NULL)$$, 'PT401', 'unauthorized', NULL, 'no credential gets none');
 
@@ -168,20 +153,20 @@ SELECT is((tests.get_bookings_standby(pg_temp.assertion_issued(f, interval '25 s
 
 -- Freshness ----------------------------------------------------------------------------------------------------------
 
-SELECT is(pg_temp.committed(format($q$UPDATE app.booking_writers_published SET published_at = %L::timestamptz - interval '10 seconds' RETURNING 'ok'$q$, now())),
+SELECT is(tests.committed(format($q$UPDATE app.booking_writers_published SET published_at = %L::timestamptz - interval '10 seconds' RETURNING 'ok'$q$, now())),
           'ok', 'the fixture: the last publication 10 seconds older than this transaction''s now(), which the standby''s check reads');
 SELECT tests.refuses(format('SELECT tests.get_bookings_standby(%L, NULL, 500, 5000)', assertion), '55000',
                      'the last publication of the booking writers is too old', NULL,
                      'older than the gateway''s bound (5 s): no page (55000), the gateway reads the primary') FROM token;
 SELECT is((tests.get_bookings_standby(assertion, NULL, 500, 60000)).status, 200, 'within it (60 s): the page') FROM token;
-SELECT is(pg_temp.committed($q$UPDATE app.booking_writers_published SET published_at = '-infinity', writers = '{}' RETURNING 'ok'$q$),
+SELECT is(tests.committed($q$UPDATE app.booking_writers_published SET published_at = '-infinity', writers = '{}' RETURNING 'ok'$q$),
           'ok', 'never published (as after the migration)');
 SELECT tests.refuses(format('SELECT tests.get_bookings_standby(%L, NULL, 500, 3600000)', assertion), '55000',
                      'the last publication of the booking writers is too old', NULL, 'no page whatever the bound') FROM token;
 
 -- Revocation and privileges --------------------------------------------------------------------------------------------
 
-SELECT is(pg_temp.committed(format($q$UPDATE app.api_credentials SET revoked_at = now() WHERE key_id = %L RETURNING 'ok'$q$, tests.key_id(bearer))),
+SELECT is(tests.committed(format($q$UPDATE app.api_credentials SET revoked_at = now() WHERE key_id = %L RETURNING 'ok'$q$, tests.key_id(bearer))),
           'ok', 'the credential is revoked (committed)') FROM fx;
 SELECT tests.refuses(format('SELECT tests.read_assertion(%L)', bearer), 'PT401', 'unauthorized', NULL,
                      'a revoked credential gets no assertion from the moment the revocation is seen on the primary') FROM fx;
