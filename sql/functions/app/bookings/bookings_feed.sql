@@ -132,10 +132,7 @@ LANGUAGE sql
 STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT extensions.hmac(
-        convert_to(p_payload || '|' || p_operator_id::text, 'UTF8'),
-        (SELECT s.value FROM app.server_secrets AS s WHERE s.name = 'cursor_key'),
-        'sha256');
+    SELECT app.signed_token_signature('cursor_key', p_payload || '|' || p_operator_id::text);
 $$;
 REVOKE ALL ON FUNCTION app.cursor_signature(uuid, text) FROM PUBLIC;
 

@@ -26,6 +26,20 @@ AS $$
 $$;
 REVOKE ALL ON FUNCTION app.base64url_pad(text) FROM PUBLIC;
 
+-- A payload's signature: HMAC-SHA256 under the server secret p_key_name (app.server_secrets: readable
+-- by the owner's functions only). Each kind of token has its own key.
+CREATE OR REPLACE FUNCTION app.signed_token_signature(p_key_name text, p_payload text)
+RETURNS bytea
+LANGUAGE sql
+STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT extensions.hmac(convert_to(p_payload, 'UTF8'),
+                           (SELECT s.value FROM app.server_secrets AS s WHERE s.name = p_key_name),
+                           'sha256');
+$$;
+REVOKE ALL ON FUNCTION app.signed_token_signature(text, text) FROM PUBLIC;
+
 -- The token of a payload and its signature.
 CREATE OR REPLACE FUNCTION app.signed_token(p_payload text, p_signature bytea)
 RETURNS text

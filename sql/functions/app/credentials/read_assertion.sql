@@ -30,9 +30,7 @@ LANGUAGE sql
 STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT extensions.hmac(convert_to(p_payload, 'UTF8'),
-                           (SELECT s.value FROM app.server_secrets AS s WHERE s.name = 'read_assertion_key'),
-                           'sha256');
+    SELECT app.signed_token_signature('read_assertion_key', p_payload);
 $$;
 REVOKE ALL ON FUNCTION app.read_assertion_signature(text) FROM PUBLIC;
 
