@@ -31,9 +31,12 @@
 //! Keys are compared, and named, as decoded (`"\u0072eason"` is `reason`); byte order is the order of
 //! their UTF-8 bytes (PostgreSQL's `COLLATE "C"`).
 
+use std::cell::Cell;
 use std::cmp::Ordering;
 
 use serde_json::{json, Value};
+
+use crate::body::MAX_BODY_BYTES;
 
 /// The deepest nesting of arrays and objects read: deeper is `invalid_json`. PostgreSQL 15 at its
 /// default `max_stack_depth` (2 MB) reads about 14 500 levels, depending on the body's shape; the
@@ -76,11 +79,42 @@ pub fn check(text: Option<&str>) -> Option<Fault> {
     let Some(text) = text else {
         return Some(Fault::invalid_json());
     };
-    let mut reader = Reader::new(text.as_bytes());
-    if reader.document().is_err() {
+    let mut reader = Reader::new(text.as_bytes(), BUFFERS.take());
+    let sound = reader.document().is_ok();
+    let Reader { mut buffers, findings, .. } = reader;
+    if text.len() <= MAX_BODY_BYTES {
+        buffers.clear();
+        BUFFERS.set(buffers);
+    }
+    if !sound {
         return Some(Fault::invalid_json());
     }
-    reader.findings.verdict()
+    findings.verdict()
+}
+
+thread_local! {
+    /// The reader's buffers, kept by each thread from one body to the next (only a body's worth:
+    /// at most MAX_DEPTH frames and the keys of 64 KiB, about a MiB at most). Grown anew for each
+    /// body, the keys of a body of 5 400 members went past glibc's mmap threshold (`allocator.rs`):
+    /// a fresh mapping, 13 page faults and an `munmap` a request (bench/FINDINGS.md).
+    static BUFFERS: Cell<Buffers> = Cell::new(Buffers::default());
+}
+
+/// What the reader grows as it reads: its stack and the keys of every open object.
+#[derive(Default)]
+struct Buffers {
+    stack: Vec<Frame>,
+    /// The decoded keys of every open object, as spans of `key_text`.
+    keys: Vec<Key>,
+    key_text: String,
+}
+
+impl Buffers {
+    fn clear(&mut self) {
+        self.stack.clear();
+        self.keys.clear();
+        self.key_text.clear();
+    }
 }
 
 /// What the pass found, in the order of the faults above.
@@ -138,7 +172,7 @@ impl Findings {
 enum Frame {
     /// The index of the element being read.
     Array(usize),
-    /// Where its keys start in [`Reader::keys`] and [`Reader::key_text`].
+    /// Where its keys start in [`Buffers::keys`] and [`Buffers::key_text`].
     Object { first_key: usize, text_from: usize },
 }
 
@@ -150,26 +184,16 @@ type Read<T> = Result<T, SyntaxError>;
 struct Reader<'a> {
     bytes: &'a [u8],
     at: usize,
-    stack: Vec<Frame>,
-    /// The decoded keys of every open object, as spans of `key_text`.
-    keys: Vec<Key>,
-    key_text: String,
-    /// The key of the top-level member being read, a span of `key_text`.
+    buffers: Buffers,
+    /// The key of the top-level member being read, a span of `buffers.key_text`.
     member: (usize, usize),
     findings: Findings,
 }
 
 impl<'a> Reader<'a> {
-    fn new(bytes: &'a [u8]) -> Reader<'a> {
-        Reader {
-            bytes,
-            at: 0,
-            stack: Vec::new(),
-            keys: Vec::new(),
-            key_text: String::new(),
-            member: (0, 0),
-            findings: Findings::default(),
-        }
+    /// A reader of `bytes` growing `buffers`, which must be empty.
+    fn new(bytes: &'a [u8], buffers: Buffers) -> Reader<'a> {
+        Reader { bytes, at: 0, buffers, member: (0, 0), findings: Findings::default() }
     }
 
     fn peek(&self) -> Option<u8> {
@@ -192,7 +216,7 @@ impl<'a> Reader<'a> {
             loop {
                 self.skip_white_space();
                 let next = self.peek();
-                match (self.stack.last_mut(), next) {
+                match (self.buffers.stack.last_mut(), next) {
                     (None, None) => return Ok(()),
                     (None, Some(_)) => return Err(SyntaxError),
                     (Some(Frame::Array(index)), Some(b',')) => {
@@ -222,7 +246,10 @@ impl<'a> Reader<'a> {
             self.skip_white_space();
             match self.peek() {
                 Some(b'{') => {
-                    self.open(Frame::Object { first_key: self.keys.len(), text_from: self.key_text.len() })?;
+                    self.open(Frame::Object {
+                        first_key: self.buffers.keys.len(),
+                        text_from: self.buffers.key_text.len(),
+                    })?;
                     self.skip_white_space();
                     if self.peek() == Some(b'}') {
                         self.at += 1;
@@ -251,11 +278,11 @@ impl<'a> Reader<'a> {
     }
 
     fn open(&mut self, frame: Frame) -> Read<()> {
-        if self.stack.len() == MAX_DEPTH {
+        if self.buffers.stack.len() == MAX_DEPTH {
             return Err(SyntaxError);
         }
         self.at += 1;
-        self.stack.push(frame);
+        self.buffers.stack.push(frame);
         Ok(())
     }
 
@@ -264,11 +291,12 @@ impl<'a> Reader<'a> {
     /// (and element) holding a repetition, since every object inside a member closes before the
     /// next member begins.
     fn close(&mut self) {
-        let height = self.stack.len();
-        let Some(Frame::Object { first_key, text_from }) = self.stack.pop() else {
+        let height = self.buffers.stack.len();
+        let Some(Frame::Object { first_key, text_from }) = self.buffers.stack.pop() else {
             return;
         };
-        let repeated = first_repeated_key(&mut self.keys[first_key..], &self.key_text).map(str::to_owned);
+        let repeated =
+            first_repeated_key(&mut self.buffers.keys[first_key..], &self.buffers.key_text).map(str::to_owned);
         if height == 1 {
             self.findings.top_level_repeat = repeated;
         } else if self.findings.object_body {
@@ -280,8 +308,8 @@ impl<'a> Reader<'a> {
                 repeat.awaiting = None;
             }
         }
-        self.keys.truncate(first_key);
-        self.key_text.truncate(text_from);
+        self.buffers.keys.truncate(first_key);
+        self.buffers.key_text.truncate(text_from);
     }
 
     /// A repetition found in an object closing at `height` (> 1): the member it lies in, the
@@ -290,12 +318,12 @@ impl<'a> Reader<'a> {
         // (the stack still holds the frames above the closing object: the root at 0, the member's
         // value at 1, an element of it at 2)
         let member = self.top_level_key().to_owned();
-        let (element, awaiting) = match (self.stack.get(1), height) {
+        let (element, awaiting) = match (self.buffers.stack.get(1), height) {
             (_, 2) => (None, Some(2)),
             (Some(Frame::Object { .. }), _) => (None, Some(2)),
             (Some(Frame::Array(index)), 3) => (Some(*index), Some(3)),
             (Some(Frame::Array(index)), _) => {
-                (Some(*index), matches!(self.stack.get(2), Some(Frame::Object { .. })).then_some(3))
+                (Some(*index), matches!(self.buffers.stack.get(2), Some(Frame::Object { .. })).then_some(3))
             }
             (None, _) => (None, None),
         };
@@ -304,13 +332,13 @@ impl<'a> Reader<'a> {
 
     /// The key of the top-level member being read.
     fn top_level_key(&self) -> &str {
-        &self.key_text[self.member.0..self.member.1]
+        &self.buffers.key_text[self.member.0..self.member.1]
     }
 
     /// Where a fault found now lies: the top-level member (None within a top-level key, or in a
     /// body that is not an object).
     fn member_here(&self, in_key: bool) -> Option<String> {
-        let top_level_key = in_key && self.stack.len() == 1;
+        let top_level_key = in_key && self.buffers.stack.len() == 1;
         (self.findings.object_body && !top_level_key).then(|| self.top_level_key().to_owned())
     }
 
@@ -325,11 +353,11 @@ impl<'a> Reader<'a> {
         if self.peek() != Some(b'"') {
             return Err(SyntaxError);
         }
-        let from = self.key_text.len();
+        let from = self.buffers.key_text.len();
         self.string(true)?;
-        let key = Key::new(&self.key_text, from);
-        self.keys.push(key);
-        if self.stack.len() == 1 {
+        let key = Key::new(&self.buffers.key_text, from);
+        self.buffers.keys.push(key);
+        if self.buffers.stack.len() == 1 {
             self.member = key.span();
         }
         self.skip_white_space();
@@ -352,7 +380,8 @@ impl<'a> Reader<'a> {
                 held &= pending_high.take().is_none();
                 if is_key {
                     // (the text is UTF-8, and a run ends only at an ASCII byte)
-                    self.key_text
+                    self.buffers
+                        .key_text
                         .push_str(std::str::from_utf8(&self.bytes[run_from..self.at]).map_err(|_| SyntaxError)?);
                 }
             }
@@ -393,7 +422,7 @@ impl<'a> Reader<'a> {
                         (None, _) => char::from_u32(u32::from(unit)),
                     };
                     match decoded {
-                        Some(character) if is_key => self.key_text.push(character),
+                        Some(character) if is_key => self.buffers.key_text.push(character),
                         Some(_) => {}
                         // (the string is refused whatever follows: its decoded text no longer matters)
                         None => held = false,
@@ -543,7 +572,7 @@ fn number_is_held(number: &Number) -> bool {
     })
 }
 
-/// A key read: its span of [`Reader::key_text`] (a body is at most 64 KiB: u32 offsets keep a key
+/// A key read: its span of [`Buffers::key_text`] (a body is at most 64 KiB: u32 offsets keep a key
 /// at 16 bytes, what a sort of thousands moves), and its first 8 bytes as a number, so that keys
 /// are sorted as numbers first (in byte order: big-endian, zero-padded; a key with a NUL is refused
 /// whatever its order).

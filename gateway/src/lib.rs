@@ -39,7 +39,7 @@
 //! - [`log_writer`]: the thread that writes them to standard output, in batches.
 //! - [`metrics`]: the metrics' names, labels and registries (served by [`admin`]).
 //! - [`migrate`]: embedded refinery migrations, then the function files.
-//! - [`allocator`]: the largest buffers returned to the system when freed (glibc's thresholds).
+//! - [`allocator`]: large buffers returned to the system when freed (glibc's mmap threshold).
 //! - [`scheduling`]: the threads' CPU scheduling policy (`SCHED_BATCH`: no preempting a backend).
 //! - [`webhooks`]: the webhook delivery worker (a task of `serve`, or `ingest webhooks` alone).
 

@@ -326,3 +326,35 @@ fn the_first_repeated_key_in_byte_order_among_keys_sharing_their_first_8_bytes()
     assert_eq!(answer(r#"{"samefirst_b": 1, "samefirst_a": 1, "samefirs": 1, "samefirst": 2}"#), "accepted");
     assert_eq!(answer(r#"{"z": 1, "aaaaaaaab": 1, "aaaaaaaa": 1, "aaaaaaaab": 2, "z": 2}"#), "invalid_body aaaaaaaab");
 }
+
+/// How many keys the thread's kept buffers have room for.
+fn kept_key_room() -> usize {
+    let buffers = BUFFERS.take();
+    let room = buffers.keys.capacity();
+    BUFFERS.set(buffers);
+    room
+}
+
+#[test]
+fn a_thread_keeps_the_buffers_of_a_body_for_the_next_and_nothing_of_what_they_held() {
+    // A body broken off inside a nested object leaves its frames and keys behind in the reader...
+    assert_eq!(answer(r#"{"a": {"b": 1, "c": {"d": 1, "#), "invalid_json -");
+    // ...which the next body on the thread never sees.
+    assert_eq!(answer(r#"{"d": 1, "b": 1}"#), "accepted");
+    assert_eq!(answer(r#"{"c": {"d": 1}}"#), "accepted");
+    assert_eq!(answer(r#"{"b": 1, "b": 2}"#), "invalid_body b");
+
+    let members: String = (0..5_400).map(|i| format!(r#", "m{i}": 1"#)).collect();
+    let many_keys = format!(r#"{{"name": "Kept"{members}}}"#);
+    assert!(many_keys.len() <= MAX_BODY_BYTES);
+    assert_eq!(answer(&many_keys), "accepted");
+    assert!(kept_key_room() >= 5_401, "the keys' room is kept: {}", kept_key_room());
+
+    // A text beyond a body's bound leaves nothing of its size behind.
+    BUFFERS.set(Buffers::default());
+    let members: String = (0..20_000).map(|i| format!(r#", "m{i}": 1"#)).collect();
+    let beyond = format!(r#"{{"name": "Not kept"{members}}}"#);
+    assert!(beyond.len() > MAX_BODY_BYTES);
+    assert_eq!(answer(&beyond), "accepted");
+    assert_eq!(kept_key_room(), 0);
+}
