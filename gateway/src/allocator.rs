@@ -9,8 +9,8 @@
 //! (bench/FINDINGS.md).
 //!
 //! The price, kept: an answer of 64–128 KB (a page of 200 lots or 200 bookings) is read into a
-//! fresh mapping by tokio-postgres, 10–24 page faults a request (~5 % of that route's requests a
-//! second at one connection). At 256 KiB (and the heap's top trimmed above 512 KiB) they went, but
+//! fresh mapping by tokio-postgres (its read buffer doubles past 128 KiB), 10–24 page faults a
+//! request, costing ~5 % of that route's requests a second at one connection. At 256 KiB (and the heap's top trimmed above 512 KiB) they went, but
 //! a `make bench` run peaked at 68 MiB (bench/FINDINGS.md, "Large answers: a mapping a request").
 
 /// Fixes glibc's mmap threshold at 128 KiB (its starting value). Called first thing in `main`,

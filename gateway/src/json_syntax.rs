@@ -1,9 +1,9 @@
 //! JSON syntax of a write's body (DESIGN §1: the gateway owns JSON syntax, the database every
-//! value). One pass over the bytes, strictly, with a stack of its own (never the thread's), finds
-//! the one fault the body is answered with, if any. The fault is not answered here: it travels into
-//! the route's one database call as an argument, which raises it after authentication and the
-//! caller's-lot check (DESIGN §5). The bytes as sent still go to the database, which reads them as
-//! `jsonb` (numbers stay exact).
+//! value). One pass over the bytes, strictly, with a stack of its own (never the thread's call
+//! stack), finds the one fault the body is answered with, if any. The fault is not answered here: it
+//! travels into the route's one database call as an argument, which raises it after authentication
+//! and the caller's-lot check (DESIGN §5). The bytes as sent still go to the database, which reads
+//! them as `jsonb` (numbers stay exact).
 //!
 //! Faults, in the order they win (the first that applies is the answer):
 //!
@@ -74,7 +74,8 @@ impl Fault {
 
 /// The fault a body is refused with, or None when its JSON syntax is sound. `None` text (not
 /// UTF-8, or holding a NUL byte) is not JSON. A body is at most 64 KiB (`body::read`); the reader's
-/// offsets are 32-bit ([`Key`]), so text of 4 GiB or more would not be read right.
+/// offsets are 32-bit ([`Key`]), so text of 4 GiB or more would not be read right. The reader grows
+/// the thread's buffers ([`BUFFERS`]); a text longer than [`MAX_BODY_BYTES`] leaves them empty.
 pub fn check(text: Option<&str>) -> Option<Fault> {
     let Some(text) = text else {
         return Some(Fault::invalid_json());
@@ -94,9 +95,10 @@ pub fn check(text: Option<&str>) -> Option<Fault> {
 
 thread_local! {
     /// The reader's buffers, kept by each thread from one body to the next (only a body's worth:
-    /// at most MAX_DEPTH frames and the keys of 64 KiB, about a MiB at most). Grown anew for each
-    /// body, the keys of a body of 5 400 members went past glibc's mmap threshold (`allocator.rs`):
-    /// a fresh mapping, 13 page faults and an `munmap` a request (bench/FINDINGS.md).
+    /// at most [`MAX_DEPTH`] frames, the keys of 64 KiB and their text, ~¾ MiB at most; `check`
+    /// runs on the runtime's worker threads, one per core). Grown anew for each body, the keys of a
+    /// body of 5 400 members went past glibc's mmap threshold (`allocator.rs`): a fresh mapping,
+    /// 13 page faults and an `munmap` a request (bench/FINDINGS.md).
     static BUFFERS: Cell<Buffers> = Cell::new(Buffers::default());
 }
 
@@ -193,6 +195,7 @@ struct Reader<'a> {
 impl<'a> Reader<'a> {
     /// A reader of `bytes` growing `buffers`, which must be empty.
     fn new(bytes: &'a [u8], buffers: Buffers) -> Reader<'a> {
+        debug_assert!(buffers.stack.is_empty() && buffers.keys.is_empty() && buffers.key_text.is_empty());
         Reader { bytes, at: 0, buffers, member: (0, 0), findings: Findings::default() }
     }
 
@@ -368,7 +371,7 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
-    /// A string; a key's decoded text is appended to `key_text`.
+    /// A string; a key's decoded text is appended to `buffers.key_text`.
     fn string(&mut self, is_key: bool) -> Read<()> {
         self.at += 1;
         let mut pending_high: Option<u16> = None;
