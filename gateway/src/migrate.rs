@@ -149,6 +149,7 @@ pub async fn run_with(database_url: &str, patience: Patience) -> Result<(), Stri
         let _ = tokio::time::timeout(WATCHER_DEADLINE, connection).await;
     }
     keep_secrets_out_of_the_server_log(&client).await?;
+    keep_advisory_locks_to_the_owner(&client).await?;
     client
         .execute("SELECT pg_advisory_unlock($1)", &[&MIGRATION_LOCK])
         .await
@@ -300,6 +301,52 @@ async fn keep_secrets_out_of_the_server_log(client: &tokio_postgres::Client) -> 
     }
     Ok(())
 }
+
+/// Takes the advisory-lock functions from PUBLIC in the migrated database and gives back only what
+/// the project uses: `ingest_owner` takes the bookings feed's writer lock
+/// (`pg_advisory_xact_lock_shared(integer, integer)`, in the functions it owns) and, through its
+/// members, the migration lock (`pg_advisory_lock(bigint)`, which a CREATEROLE migrating account
+/// inherits as a member of `ingest_owner`). `pg_locks` shows any writer's key, so a login that may
+/// take advisory locks could take an operator's writer key and hold it: that operator's watermark,
+/// on the primary and in the standby's publication, would stay where it is, and its cursor stop
+/// advancing. Privileges on `pg_catalog`'s functions need a superuser (they belong to the bootstrap
+/// superuser); without one the run says what a superuser must run, once.
+async fn keep_advisory_locks_to_the_owner(client: &tokio_postgres::Client) -> Result<(), String> {
+    let superuser: bool = client
+        .query_one("SELECT coalesce((SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user), false)", &[])
+        .await
+        .map_err(|e| format!("advisory locks: {}", describe(&e)))?
+        .get(0);
+    if superuser {
+        client.batch_execute(ADVISORY_LOCKS_TO_THE_OWNER).await.map_err(|e| format!("advisory locks: {}", describe(&e)))
+    } else {
+        tracing::warn!(
+            "any database login may take the bookings feed's writer lock and hold an operator's feed still: as a \
+             superuser, run migrate again, or run in this database the statements of sql/README.md, \
+             \"Deploying the database\""
+        );
+        Ok(())
+    }
+}
+
+/// Every function that takes an advisory lock (the unlocking ones release only the caller's own).
+const ADVISORY_LOCKS_TO_THE_OWNER: &str = r#"
+DO $advisory$
+DECLARE
+    v_lock regprocedure;
+BEGIN
+    FOR v_lock IN
+        SELECT p.oid::regprocedure FROM pg_catalog.pg_proc AS p
+         WHERE p.pronamespace = 'pg_catalog'::regnamespace
+           AND p.proname ~ '^pg_(try_)?advisory_(xact_)?lock(_shared)?$'
+    LOOP
+        EXECUTE pg_catalog.format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC', v_lock);
+    END LOOP;
+END
+$advisory$;
+GRANT EXECUTE ON FUNCTION pg_catalog.pg_advisory_xact_lock_shared(integer, integer) TO ingest_owner;
+GRANT EXECUTE ON FUNCTION pg_catalog.pg_advisory_lock(bigint) TO ingest_owner;
+"#;
 
 /// Run as the owner right after the first pass (and after the tree's triggers are in force and the
 /// others dropped). CREATE OR REPLACE rewrites the catalog row of every function a file defines, so

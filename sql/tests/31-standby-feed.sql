@@ -7,7 +7,7 @@
 -- standby. Real concurrency through dblink, as in 21: the fixture (an operator of its own) and every
 -- publication are committed, and put back at the end.
 BEGIN;
-SELECT plan(45);
+SELECT plan(49);
 
 CREATE EXTENSION dblink;  -- rolled back with the file
 
@@ -159,6 +159,14 @@ SELECT tests.refuses(format('SELECT tests.get_bookings_standby(%L, NULL, 500, 50
                      'the last publication of the booking writers is too old', NULL,
                      'older than the gateway''s bound (5 s): no page (55000), the gateway reads the primary') FROM token;
 SELECT is((tests.get_bookings_standby(assertion, NULL, 500, 60000)).status, 200, 'within it (60 s): the page') FROM token;
+SELECT is(tests.committed(format($q$UPDATE app.booking_writers_published SET published_at = %L::timestamptz + interval '6 seconds' RETURNING 'ok'$q$, now())),
+          'ok', 'the fixture: the last publication dated 6 seconds ahead of this server''s clock (the primary''s clock stepped back)');
+SELECT tests.refuses(format('SELECT tests.get_bookings_standby(%L, NULL, 500, 3600000)', assertion), '55000',
+                     'the last publication of the booking writers is too old', NULL,
+                     'more than the 5 seconds of clock skew ahead: stale whatever the bound, the gateway reads the primary') FROM token;
+SELECT is(tests.committed(format($q$UPDATE app.booking_writers_published SET published_at = %L::timestamptz + interval '4 seconds' RETURNING 'ok'$q$, now())),
+          'ok', 'the fixture: dated 4 seconds ahead');
+SELECT is((tests.get_bookings_standby(assertion, NULL, 500, 5000)).status, 200, 'within the clock skew: the page') FROM token;
 SELECT is(tests.committed($q$UPDATE app.booking_writers_published SET published_at = '-infinity', writers = '{}' RETURNING 'ok'$q$),
           'ok', 'never published (as after the migration)');
 SELECT tests.refuses(format('SELECT tests.get_bookings_standby(%L, NULL, 500, 3600000)', assertion), '55000',

@@ -7,7 +7,10 @@
 -- and counts why): SQLSTATE 28000 for a token that is not a fresh assertion of this database, and
 -- 55000 when the last publication this server holds is older than p_max_lag_ms milliseconds (the
 -- standby lags, or nothing publishes): a stale publication is never wrong, only ever more
--- cautious, but a feed that stalls for it is worse than a read from the primary.
+-- cautious, but a feed that stalls for it is worse than a read from the primary. A publication
+-- dated more than the read assertions' clock skew ahead of this server's clock is refused the same
+-- way: after the primary's clock stepped back it would otherwise pass for fresh for that offset
+-- plus the bound, while the writers it names go on without being published.
 CREATE OR REPLACE FUNCTION api.bookings_get_standby(
     p_assertion text,
     p_since text,
@@ -26,7 +29,8 @@ BEGIN
     PERFORM app.require_read_committed();
     v_operator_id := app.read_assertion_operator(p_assertion);
     IF NOT EXISTS (SELECT FROM app.booking_writers_published AS p
-                    WHERE p.published_at >= now() - make_interval(secs => greatest(p_max_lag_ms, 0) / 1000.0)) THEN
+                    WHERE p.published_at >= now() - make_interval(secs => greatest(p_max_lag_ms, 0) / 1000.0)
+                      AND p.published_at <= now() + (app.read_assertion_lifetime()).clock_skew) THEN
         RAISE EXCEPTION 'the last publication of the booking writers is too old' USING ERRCODE = 'object_not_in_prerequisite_state';
     END IF;
     body := app.bookings_page(v_operator_id, p_since, p_limit, app.bookings_watermark_published(v_operator_id));

@@ -1,0 +1,39 @@
+-- Advisory locks are the owner's alone. Every booking write takes a shared advisory lock keyed by its
+-- operator (app.booking_writer_lock), the feed's watermark reads those locks from pg_locks, and the
+-- publication for standbys copies them: a login that could take an operator's key and keep it
+-- would hold that operator's cursor still. `ingest migrate` (as a superuser) takes every
+-- advisory-lock function from PUBLIC in this database and grants back only what the project uses.
+BEGIN;
+SELECT plan(7);
+
+CREATE TEMP TABLE locks AS
+SELECT p.oid::regprocedure AS fn
+  FROM pg_proc AS p
+ WHERE p.pronamespace = 'pg_catalog'::regnamespace AND p.proname ~ '^pg_(try_)?advisory_(xact_)?lock(_shared)?$';
+GRANT SELECT ON locks TO PUBLIC;
+SELECT tests.lend_temporary_to_project_roles();
+SELECT is((SELECT count(*) FROM locks), 16::bigint, 'sixteen functions take an advisory lock (so the checks below are not vacuous)');
+
+SELECT is_empty(
+    $$SELECT r, l.fn FROM unnest(ARRAY['public', 'ingest_gateway', 'webhook_worker', 'platform_service', 'authenticator',
+                                       'anon', 'authenticated']) AS r, locks AS l
+       WHERE has_function_privilege(r, l.fn, 'EXECUTE')$$,
+    'no login role of the project, nor PUBLIC, may take an advisory lock');
+SELECT ok(has_function_privilege('ingest_owner', 'pg_advisory_xact_lock_shared(integer, integer)', 'EXECUTE'),
+          'the owner takes the writer lock (in the functions it owns)');
+SELECT ok(has_function_privilege('ingest_owner', 'pg_advisory_lock(bigint)', 'EXECUTE'),
+          'and the migration lock, for a migrating account that is its member');
+
+-- As the logins themselves (the writer key of some operator, as pg_locks would show it).
+SELECT tests.act_as_gateway();
+SELECT throws_ok($$SELECT pg_advisory_lock_shared(12345, 0)$$, '42501', NULL, 'the gateway''s login cannot take a writer key');
+SELECT tests.act_as_superuser();
+SET LOCAL ROLE webhook_worker;
+SELECT throws_ok($$SELECT pg_advisory_xact_lock_shared(12345, 0)$$, '42501', NULL, 'nor the worker''s');
+RESET ROLE;
+SET LOCAL ROLE platform_service;
+SELECT throws_ok($$SELECT pg_try_advisory_lock(12345::bigint)$$, '42501', NULL, 'nor the platform''s');
+RESET ROLE;
+
+SELECT * FROM finish();
+ROLLBACK;
