@@ -145,8 +145,7 @@ impl Database {
     pub async fn call(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Answer, ApiError> {
         let started = Instant::now();
         let outcome = self.call_once(sql, params, started).await;
-        let status = outcome.as_ref().err().map(|error| error.status.as_u16());
-        self.metrics.call(CallOutcome::of(status), started.elapsed());
+        self.metrics.call(CallOutcome::of(outcome.as_ref().err()), started.elapsed());
         outcome
     }
 
@@ -196,7 +195,13 @@ impl Database {
         let remaining = self.deadline.saturating_sub(started.elapsed());
         match timeout(remaining, query(&client, sql, params)).await {
             Ok(Ok(row)) => answer(row),
-            Ok(Err(error)) => Err(ApiError::from_db(&error)),
+            Ok(Err(error)) => {
+                let error = ApiError::from_db(&error);
+                if error.discards_connection() {
+                    drop(Object::take(client));
+                }
+                Err(error)
+            }
             Err(_) => {
                 // The statement may still be running (waiting for a lock, say): cancel it on the
                 // server before answering, so a write the client was told failed never commits

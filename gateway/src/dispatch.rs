@@ -4,6 +4,14 @@
 //! `invalid_query`), the credential's buckets (429), then the route's single database call. Every
 //! answer gets a fresh `X-Request-Id`; every request writes one log line, and every write a second
 //! one.
+//!
+//! A request runs to its end whatever its client does ([`handle_to_the_end`]): hyper drops a
+//! request's future when the connection closes under it, so each request is a task of its own, and
+//! the connection only waits for its answer. Its database call, the settlement of its rate-limit
+//! buckets on the real outcome (a 401 gives the key's tokens back and spends the source's
+//! failed-authentication token; a success spends the key's), its log line and its metrics all
+//! happen; a request whose client had gone is logged and counted with status 499 ("client closed
+//! request"), the answer it would have had in the line's `outcome`.
 
 use std::future::Future;
 use std::net::IpAddr;
@@ -34,7 +42,8 @@ use crate::routes::{self, Bucket, Matched};
 use crate::source::{source_address, FORWARDED_CLIENT};
 use crate::standby::Standby;
 use crate::telemetry::{LogSink, RequestLine, WriteLine};
-use tokio::sync::watch;
+use tokio::sync::{watch, Semaphore};
+use tokio_util::task::TaskTracker;
 
 pub struct AppState {
     pub config: Config,
@@ -54,11 +63,16 @@ pub struct AppState {
     /// Turns true when a shutdown is announced (the signal), before draining begins: `/readyz`
     /// answers 503 from then on.
     stopping: AtomicBool,
+    /// Every request's task, those whose client has gone included: shutdown waits for them.
+    requests: TaskTracker,
+    /// One permit per open connection: at most `MAX_CONNECTIONS` (`crate::server`).
+    pub connections: Arc<Semaphore>,
 }
 
 impl AppState {
     pub fn new(config: Config, db: Database, log: LogSink) -> AppState {
         let limiter = config.rate_limits.clone().map(RateLimiter::new);
+        let connections = Arc::new(Semaphore::new(config.max_connections));
         let document = openapi::document(&config.base_path).to_string();
         let openapi = (openapi::path(&config.base_path), Bytes::from(document));
         let metrics = Metrics::gateway(db.metrics());
@@ -72,6 +86,8 @@ impl AppState {
             openapi,
             draining: watch::Sender::new(false),
             stopping: AtomicBool::new(false),
+            requests: TaskTracker::new(),
+            connections,
         }
     }
 
@@ -97,6 +113,8 @@ impl AppState {
             standby.observe_pool();
         }
         self.metrics.rate_limits.buckets_held(self.limiter.as_ref().map_or(0, RateLimiter::held));
+        let open = self.config.max_connections.saturating_sub(self.connections.available_permits());
+        self.metrics.http.load(open, self.requests.len());
         self.metrics.render()
     }
 
@@ -115,6 +133,12 @@ impl AppState {
     pub fn begin_draining(&self) {
         self.announce_shutdown();
         self.draining.send_replace(true);
+    }
+
+    /// Completes once every request's task has ended; none may start after this is called.
+    pub async fn requests_finished(&self) {
+        self.requests.close();
+        self.requests.wait().await;
     }
 
     /// Completes once shutdown has begun (at once if it already has).
@@ -139,17 +163,61 @@ impl std::fmt::Display for ClientGone {
 
 impl std::error::Error for ClientGone {}
 
+/// nginx's "client closed request": the status logged for a request whose client went away.
+const CLIENT_CLOSED: u16 = 499;
+
 /// What the connection does with a handled request: answer it, or drop the connection.
 pub fn answer_or_drop(response: Response<Body>) -> Result<Response<Body>, ClientGone> {
     match response.status().as_u16() {
-        499 => Err(ClientGone),
+        CLIENT_CLOSED => Err(ClientGone),
         _ => Ok(response),
     }
 }
 
+/// Whether a request's client is still waiting for the answer: it has gone once the connection
+/// dropped the request's future.
+#[derive(Clone, Default)]
+pub struct Client(Arc<AtomicBool>);
+
+impl Client {
+    pub fn has_gone(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// Marks the client gone when the future awaiting the answer is dropped unfinished. (Dropped after
+/// the answer came, it marks a request that has already written its line: nothing reads it then.)
+struct GoneWhenDropped(Client);
+
+impl Drop for GoneWhenDropped {
+    fn drop(&mut self) {
+        self.0 .0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// [`handle_guarded`] as a task of its own, so that it runs to its end even when the connection
+/// drops this future (its client closed mid-request): see the module's documentation.
+pub async fn handle_to_the_end<B>(state: Arc<AppState>, request: Request<B>, peer: IpAddr) -> Response<Body>
+where
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: std::error::Error + Send + Sync + 'static,
+{
+    let client = Client::default();
+    let _gone_when_dropped = GoneWhenDropped(client.clone());
+    let requests = state.requests.clone();
+    let task = requests.spawn(handle_guarded(state, request, peer, client));
+    // (a task ends without an answer only when the runtime is shutting down)
+    task.await.unwrap_or_else(|_| response::error(&ApiError::database_unavailable("the runtime is shutting down")))
+}
+
 /// [`handle`], with a panic anywhere in it answered to that request as the stable 500 (and logged
 /// with a request id) rather than tearing down the connection; the process goes on serving.
-pub async fn handle_guarded<B>(state: Arc<AppState>, request: Request<B>, peer: IpAddr) -> Response<Body>
+pub async fn handle_guarded<B>(
+    state: Arc<AppState>,
+    request: Request<B>,
+    peer: IpAddr,
+    client: Client,
+) -> Response<Body>
 where
     B: http_body::Body<Data = Bytes>,
     B::Error: std::error::Error + Send + Sync + 'static,
@@ -157,7 +225,7 @@ where
     let log = state.log.clone();
     let (started, method, counted) = (Instant::now(), request.method().clone(), state.clone());
     let panicked = move || counted.metrics.http.request(Some(metrics::UNKNOWN), &method, 500, started.elapsed());
-    answer_even_if_it_panics(&log, handle(state, request, peer), panicked).await
+    answer_even_if_it_panics(&log, handle(state, request, peer, client), panicked).await
 }
 
 /// Runs `handling`; if it panics, answers 500 `internal_error` with a fresh `X-Request-Id`, writes
@@ -189,7 +257,7 @@ pub async fn answer_even_if_it_panics(
 }
 
 /// One request from `peer` (the connection's address).
-pub async fn handle<B>(state: Arc<AppState>, request: Request<B>, peer: IpAddr) -> Response<Body>
+pub async fn handle<B>(state: Arc<AppState>, request: Request<B>, peer: IpAddr, client: Client) -> Response<Body>
 where
     B: http_body::Body<Data = Bytes>,
     B::Error: std::error::Error + Send + Sync + 'static,
@@ -232,15 +300,20 @@ where
     }
 
     let elapsed = started.elapsed();
-    state.metrics.http.request(route, &parts.method, response.status().as_u16(), elapsed);
+    // The answer no one is waiting for any more: logged and counted as the client's close.
+    let answered = response.status().as_u16();
+    let outcome = (client.has_gone() && answered != CLIENT_CLOSED).then_some(answered);
+    let status = if outcome.is_some() { CLIENT_CLOSED } else { answered };
+    state.metrics.http.request(route, &parts.method, status, elapsed);
     let line = RequestLine {
         request_id: &request_id,
         key_id,
         method: parts.method.as_str(),
         route,
-        status: response.status().as_u16(),
+        status,
         duration_ms: elapsed.as_secs_f64() * 1000.0,
         cause: cause.as_deref(),
+        outcome,
     };
     state.log.write_request(&line);
     if let (Some(route), Some(report)) = (route, answer_body) {

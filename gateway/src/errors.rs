@@ -3,12 +3,18 @@
 //! | outcome | answer |
 //! |---|---|
 //! | SQLSTATE `PTxyz` raised by our SQL | HTTP xyz, `{error: MESSAGE, field: DETAIL}` |
-//! | class 08, 40001, 40P01, 55P03, 57P01, 57P03, 53300, 57014; a lost connection; pool timeout | 503 `try_again` |
+//! | class 08, 40001, 40P01, 55P03, 57P01, 57P03, 53300, 57014, 25006; a lost connection; pool timeout | 503 `try_again` |
+//! | 42883, 42P13, 42804, 0A000, 3F000: the functions are older than the gateway (`schema_behind`) | 503 `try_again` |
 //! | anything else | 500 `internal_error` |
 //!
 //! 57014 (statement cancelled by `statement_timeout`) joins the transient list: it is the server's
-//! side of the same deadline whose client side is a pool timeout. No database message, constraint
-//! or table name ever reaches a client; a 500's SQLSTATE and PL/pgSQL context go to the log line.
+//! side of the same deadline whose client side is a pool timeout. 25006 is a node that became read
+//! only (demoted by a failover). `schema_behind` is a gateway newer than the functions in place: a
+//! function it calls is missing or has another signature or result (a migration under way, or one
+//! that gave up); its cause in the log line and `ingest_db_calls_total{outcome="schema_behind"}` say
+//! so. After either, the connection is not used again (its prepared statements may be stale). No
+//! database message, constraint or table name ever reaches a client; a 500's SQLSTATE and PL/pgSQL
+//! context go to the log line.
 
 use std::borrow::Cow;
 
@@ -24,6 +30,9 @@ pub struct ApiError {
     pub cause: Option<String>,
     /// `Retry-After` when it is not the usual 1 second (a rate limit's own wait).
     pub retry_after_seconds: Option<u32>,
+    /// The SQLSTATE of a database error that was not a refusal of ours, for the gateway's own
+    /// decisions (metrics, the standby's fallback, the connection kept or not); never sent.
+    pub sqlstate: Option<SqlState>,
 }
 
 const TRANSIENT_CLASSES: &[&str] = &["08"];
@@ -35,11 +44,30 @@ const TRANSIENT_STATES: &[SqlState] = &[
     SqlState::CANNOT_CONNECT_NOW,
     SqlState::TOO_MANY_CONNECTIONS,
     SqlState::QUERY_CANCELED,
+    SqlState::READ_ONLY_SQL_TRANSACTION,
+];
+
+/// A function the gateway calls is missing, or not the one it expects: undefined (42883), its
+/// definition or result changed (42P13, 42804; 0A000 is "cached plan must not change result type",
+/// a statement prepared before the change), its schema missing (3F000).
+const SCHEMA_BEHIND_STATES: &[SqlState] = &[
+    SqlState::UNDEFINED_FUNCTION,
+    SqlState::INVALID_FUNCTION_DEFINITION,
+    SqlState::DATATYPE_MISMATCH,
+    SqlState::FEATURE_NOT_SUPPORTED,
+    SqlState::INVALID_SCHEMA_NAME,
 ];
 
 impl ApiError {
     pub fn new(status: StatusCode, code: &'static str) -> Self {
-        ApiError { status, code: Cow::Borrowed(code), field: None, cause: None, retry_after_seconds: None }
+        ApiError {
+            status,
+            code: Cow::Borrowed(code),
+            field: None,
+            cause: None,
+            retry_after_seconds: None,
+            sqlstate: None,
+        }
     }
 
     pub fn with_field(mut self, field: impl Into<String>) -> Self {
@@ -89,11 +117,20 @@ impl ApiError {
         self.code == "client_abort"
     }
 
-    /// The SQLSTATE of a database error that was not a refusal of ours (as [`Self::from_db`] put it
-    /// in the cause), for the gateway's own decisions (`crate::standby`); never sent to a client.
+    /// The SQLSTATE of a database error that was not a refusal of ours, as text.
     pub fn sqlstate(&self) -> Option<&str> {
-        let state = self.cause.as_deref()?.strip_prefix("sqlstate ")?.get(..5)?;
-        state.bytes().all(|b| b.is_ascii_alphanumeric()).then_some(state)
+        self.sqlstate.as_ref().map(SqlState::code)
+    }
+
+    /// Whether the functions in place are older than this gateway (see the module's table).
+    pub fn is_schema_behind(&self) -> bool {
+        self.sqlstate.as_ref().is_some_and(|state| SCHEMA_BEHIND_STATES.contains(state))
+    }
+
+    /// Whether the connection that gave this error must not serve another call: its prepared
+    /// statements may be stale (schema behind), or the node no longer takes writes (25006).
+    pub fn discards_connection(&self) -> bool {
+        self.is_schema_behind() || self.sqlstate == Some(SqlState::READ_ONLY_SQL_TRANSACTION)
     }
 
     /// 429 `rate_limited`, to be retried after `seconds` (≥ 1).
@@ -142,11 +179,16 @@ impl ApiError {
             return answer;
         }
         let cause = format!("sqlstate {}{}", state.code(), db.where_().map(|w| format!(" at {w}")).unwrap_or_default());
-        if TRANSIENT_STATES.contains(state) || TRANSIENT_CLASSES.iter().any(|class| state.code().starts_with(class)) {
+        let error = if SCHEMA_BEHIND_STATES.contains(state) {
+            Self::database_unavailable(format!("schema_behind: {cause}"))
+        } else if TRANSIENT_STATES.contains(state)
+            || TRANSIENT_CLASSES.iter().any(|class| state.code().starts_with(class))
+        {
             Self::database_unavailable(cause)
         } else {
             Self::internal(cause)
-        }
+        };
+        ApiError { sqlstate: Some(state.clone()), ..error }
     }
 }
 
@@ -165,6 +207,7 @@ pub fn refusal(state: &str, message: &str, detail: Option<&str>) -> Option<ApiEr
             field: field.map(str::to_string),
             cause: None,
             retry_after_seconds: None,
+            sqlstate: None,
         }),
         _ => Some(ApiError::internal(format!("sqlstate {state} with an unusable refusal"))),
     }
@@ -193,13 +236,26 @@ mod tests {
     }
 
     #[test]
-    fn the_sqlstate_of_an_error_that_is_not_ours_is_kept_for_the_gateway_alone() {
-        let internal = ApiError::internal("sqlstate 55000 at PL/pgSQL function api.bookings_get_standby");
-        assert_eq!(internal.sqlstate(), Some("55000"));
-        assert_eq!(ApiError::database_unavailable("sqlstate 40001").sqlstate(), Some("40001"));
+    fn the_sqlstate_is_a_field_never_read_back_from_the_log_text() {
+        assert_eq!(ApiError::internal("sqlstate 55000 at PL/pgSQL function api.bookings_get_standby").sqlstate(), None);
         assert_eq!(ApiError::database_unavailable("pool wait timed out").sqlstate(), None);
         assert_eq!(refusal("PT422", "invalid_cursor", Some("since")).unwrap().sqlstate(), None);
-        assert_eq!(ApiError::internal("sqlstate 5").sqlstate(), None);
+        let kept =
+            ApiError { sqlstate: Some(SqlState::T_R_SERIALIZATION_FAILURE), ..ApiError::database_unavailable("x") };
+        assert_eq!(kept.sqlstate(), Some("40001"));
+        assert!(!kept.is_schema_behind() && !kept.discards_connection());
+    }
+
+    #[test]
+    fn functions_older_than_the_gateway_are_schema_behind_and_their_connection_is_dropped() {
+        for state in SCHEMA_BEHIND_STATES {
+            let error = ApiError { sqlstate: Some(state.clone()), ..ApiError::database_unavailable("x") };
+            assert!(error.is_schema_behind() && error.discards_connection(), "{state:?}");
+        }
+        let demoted =
+            ApiError { sqlstate: Some(SqlState::READ_ONLY_SQL_TRANSACTION), ..ApiError::database_unavailable("x") };
+        assert!(!demoted.is_schema_behind() && demoted.discards_connection());
+        assert!(TRANSIENT_STATES.contains(&SqlState::READ_ONLY_SQL_TRANSACTION), "a demoted node answers 503");
     }
 
     #[test]

@@ -28,6 +28,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 
+use crate::errors::ApiError;
 use crate::ratelimit::BucketKind;
 
 /// The route label of a request whose path names no route (404): never the path itself.
@@ -108,6 +109,8 @@ pub struct HttpMetrics {
     requests: Family<RequestLabels, Counter>,
     duration: HistogramFamily<RouteLabel>,
     bodies_refused: Family<ReasonLabel, Counter>,
+    connections: Gauge,
+    in_flight: Gauge,
 }
 
 impl Default for HttpMetrics {
@@ -116,6 +119,8 @@ impl Default for HttpMetrics {
             requests: Family::default(),
             duration: Family::new_with_constructor(latency_histogram),
             bodies_refused: Family::default(),
+            connections: Gauge::default(),
+            in_flight: Gauge::default(),
         }
     }
 }
@@ -136,7 +141,23 @@ impl HttpMetrics {
         }
     }
 
+    /// The open connections and the requests under way now (set at each scrape).
+    pub fn load(&self, connections: usize, in_flight: usize) {
+        self.connections.set(i64::try_from(connections).unwrap_or(i64::MAX));
+        self.in_flight.set(i64::try_from(in_flight).unwrap_or(i64::MAX));
+    }
+
     fn register(&self, registry: &mut Registry) {
+        registry.register(
+            "ingest_http_connections",
+            "Connections open to the API listener (bounded by MAX_CONNECTIONS)",
+            self.connections.clone(),
+        );
+        registry.register(
+            "ingest_http_requests_in_flight",
+            "Requests under way, those whose client has gone included (each runs to its end)",
+            self.in_flight.clone(),
+        );
         registry.register(
             "ingest_http_requests",
             "Requests answered by the API listener, by route pattern, method and status",
@@ -196,18 +217,22 @@ pub enum CallOutcome {
     Refused,
     /// Transient: 503 `try_again` (unreachable, timed out, pool wait, serialization…).
     TryAgain,
+    /// 503 `try_again` too: a function the gateway calls is missing or older than it expects
+    /// (a migration under way or given up; `crate::errors`).
+    SchemaBehind,
     /// 500 `internal_error`.
     Internal,
 }
 
 impl CallOutcome {
-    /// The outcome of an answer with HTTP status `status` (None: the function answered).
-    pub fn of(status: Option<u16>) -> CallOutcome {
-        match status {
-            None => CallOutcome::Ok,
-            Some(503) => CallOutcome::TryAgain,
-            Some(status) if (400..500).contains(&status) => CallOutcome::Refused,
-            Some(_) => CallOutcome::Internal,
+    /// The outcome of a call that answered, or failed with `error`.
+    pub fn of(error: Option<&ApiError>) -> CallOutcome {
+        let Some(error) = error else { return CallOutcome::Ok };
+        match error.status.as_u16() {
+            _ if error.is_schema_behind() => CallOutcome::SchemaBehind,
+            503 => CallOutcome::TryAgain,
+            status if (400..500).contains(&status) => CallOutcome::Refused,
+            _ => CallOutcome::Internal,
         }
     }
 
@@ -216,6 +241,7 @@ impl CallOutcome {
             CallOutcome::Ok => "ok",
             CallOutcome::Refused => "refused",
             CallOutcome::TryAgain => "try_again",
+            CallOutcome::SchemaBehind => "schema_behind",
             CallOutcome::Internal => "internal",
         }
     }
@@ -274,7 +300,7 @@ impl DbMetrics {
     fn register(&self, registry: &mut Registry, prefix: &str, size_setting: &str) {
         registry.register(
             format!("{prefix}_calls"),
-            "Database calls of API requests, by outcome: ok, refused (4xx), try_again (503), internal (500)",
+            "Database calls of API requests, by outcome: ok, refused (4xx), try_again (503), schema_behind (503: functions older than the gateway), internal (500)",
             self.calls.clone(),
         );
         registry.register(
@@ -648,11 +674,15 @@ mod tests {
 
     #[test]
     fn a_call_outcome_follows_the_answers_status() {
+        use tokio_postgres::error::SqlState;
         assert_eq!(CallOutcome::of(None), CallOutcome::Ok);
-        assert_eq!(CallOutcome::of(Some(401)), CallOutcome::Refused);
-        assert_eq!(CallOutcome::of(Some(422)), CallOutcome::Refused);
-        assert_eq!(CallOutcome::of(Some(503)), CallOutcome::TryAgain);
-        assert_eq!(CallOutcome::of(Some(500)), CallOutcome::Internal);
+        let refused = |status| ApiError::new(http::StatusCode::from_u16(status).unwrap(), "x");
+        assert_eq!(CallOutcome::of(Some(&refused(401))), CallOutcome::Refused);
+        assert_eq!(CallOutcome::of(Some(&refused(422))), CallOutcome::Refused);
+        assert_eq!(CallOutcome::of(Some(&ApiError::database_unavailable("x"))), CallOutcome::TryAgain);
+        assert_eq!(CallOutcome::of(Some(&ApiError::internal("x"))), CallOutcome::Internal);
+        let behind = ApiError { sqlstate: Some(SqlState::UNDEFINED_FUNCTION), ..ApiError::database_unavailable("x") };
+        assert_eq!(CallOutcome::of(Some(&behind)), CallOutcome::SchemaBehind);
     }
 
     #[test]

@@ -313,7 +313,10 @@ async fn keep_secrets_out_of_the_server_log(client: &tokio_postgres::Client) -> 
 /// superuser); without one the run says what a superuser must run, once.
 async fn keep_advisory_locks_to_the_owner(client: &tokio_postgres::Client) -> Result<(), String> {
     let superuser: bool = client
-        .query_one("SELECT coalesce((SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user), false)", &[])
+        .query_one(
+            "SELECT coalesce((SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user), false)",
+            &[],
+        )
         .await
         .map_err(|e| format!("advisory locks: {}", describe(&e)))?
         .get(0);

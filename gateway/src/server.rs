@@ -19,7 +19,7 @@ use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
-use tokio::sync::{oneshot, watch, Semaphore};
+use tokio::sync::{oneshot, watch};
 use tokio_io_timeout::TimeoutStream;
 
 use crate::admin::{self, Admin};
@@ -197,7 +197,7 @@ pub async fn serve(listener: TcpListener, state: Arc<AppState>, shutdown: impl F
     });
     // At most MAX_CONNECTIONS open connections: past it, new ones wait in the listen backlog (and
     // are refused by the kernel when that is full), never growing the process.
-    let open_connections = Arc::new(Semaphore::new(state.config.max_connections));
+    let open_connections = state.connections.clone();
     loop {
         let slot = tokio::select! {
             slot = open_connections.clone().acquire_owned() => slot.expect("the semaphore is never closed"),
@@ -228,7 +228,7 @@ pub async fn serve(listener: TcpListener, state: Arc<AppState>, shutdown: impl F
             move |request| {
                 has_had_a_request.store(true, Ordering::Relaxed);
                 let state = state.clone();
-                async move { dispatch::answer_or_drop(dispatch::handle_guarded(state, request, peer.ip()).await) }
+                async move { dispatch::answer_or_drop(dispatch::handle_to_the_end(state, request, peer.ip()).await) }
             }
         });
         // A client that stops reading its answers (pipelining requests meanwhile, or not) would
@@ -267,8 +267,13 @@ pub async fn serve(listener: TcpListener, state: Arc<AppState>, shutdown: impl F
         publisher.abort();
         let _ = publisher.await;
     }
+    // The connections, then the requests whose clients have gone (each runs to its end).
+    let in_flight = async {
+        graceful.shutdown().await;
+        state.requests_finished().await;
+    };
     tokio::select! {
-        () = graceful.shutdown() => {}
+        () = in_flight => {}
         () = tokio::time::sleep(state.config.shutdown_grace) => {
             tracing::warn!("requests still in flight at the end of the shutdown grace period");
         }

@@ -67,6 +67,9 @@ pub struct RequestLine<'a> {
     pub status: u16,
     pub duration_ms: f64,
     pub cause: Option<&'a str>,
+    /// The status the request was answered with when its client had gone before it could be sent
+    /// (`status` is then 499, nginx's "client closed request").
+    pub outcome: Option<u16>,
 }
 
 impl RequestLine<'_> {
@@ -82,6 +85,9 @@ impl RequestLine<'_> {
         });
         if let Some(cause) = self.cause {
             line["cause"] = cause.into();
+        }
+        if let Some(outcome) = self.outcome {
+            line["outcome"] = outcome.into();
         }
         line
     }
@@ -104,6 +110,10 @@ impl RequestLine<'_> {
         string(&mut out, ",\"key_id\":", self.key_id);
         out.extend_from_slice(b",\"level\":\"INFO\",\"message\":\"request\"");
         string(&mut out, ",\"method\":", Some(self.method));
+        if let Some(outcome) = self.outcome {
+            out.extend_from_slice(b",\"outcome\":");
+            let _ = serde_json::to_writer(&mut out, &outcome);
+        }
         string(&mut out, ",\"request_id\":", Some(self.request_id));
         string(&mut out, ",\"route\":", self.route);
         out.extend_from_slice(b",\"status\":");
@@ -198,9 +208,11 @@ mod tests {
             status: 200,
             duration_ms,
             cause,
+            outcome: None,
         };
         for line in [
             line(Some("pk_api_1"), Some("/ping"), None, 0.604_4),
+            RequestLine { status: 499, outcome: Some(401), ..line(Some("pk_api_1"), Some("/lots"), None, 2.5) },
             line(None, None, Some("statement timed out"), 17.0),
             line(Some("odd \"key\" \u{1}\u{e9}\\"), Some("/lots"), Some("tab\there"), 0.000_4),
             line(None, Some("/lots/{external_id}"), None, 1e12),

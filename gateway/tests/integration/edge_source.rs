@@ -8,14 +8,12 @@
 use std::process::Stdio;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use hmac::{Hmac, Mac};
 use serde_json::Value;
-use sha2::Sha256;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 use tokio::process::{Child, Command};
 use tokio::time::timeout;
 
-use crate::common::TestApp;
+use crate::common::{edge_forward, TestApp};
 
 const SECRET: &str = "the edge's shared secret";
 
@@ -36,10 +34,7 @@ fn now() -> u64 {
 
 /// The header an edge holding the secret sends for a client at `ip`, signed at `ts`.
 fn signed(ip: &str, ts: u64) -> String {
-    let mut mac = Hmac::<Sha256>::new_from_slice(SECRET.as_bytes()).unwrap();
-    mac.update(format!("{ip}|{ts}").as_bytes());
-    let sig: String = mac.finalize().into_bytes().iter().map(|b| format!("{b:02x}")).collect();
-    format!("ip={ip};ts={ts};sig={sig}")
+    edge_forward(SECRET, ip, ts)
 }
 
 /// The status of a GET of an unknown path carrying these `X-Forwarded-Client` values, each a

@@ -48,5 +48,6 @@ mod standby;
 mod supply_concurrency;
 mod two_instances;
 mod unauthorized;
+mod vanished_clients;
 mod webhook_receiver_example;
 mod webhooks;

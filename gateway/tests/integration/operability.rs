@@ -274,27 +274,26 @@ async fn readiness_follows_a_database_stopped_and_started() {
 }
 
 #[tokio::test]
-async fn readiness_is_503_schema_behind_against_a_database_older_than_the_binary() {
+async fn readiness_is_503_schema_behind_against_functions_older_than_the_binary() {
     let database = create_database(true).await;
     let app = TestApp::spawn_on(&database, |_| {}).await;
     let owner = app.superuser().await;
     let latest = gateway::migrate::latest_version();
-    let applied: i32 = owner.query_one("SELECT max(version) FROM refinery_schema_history", &[]).await.unwrap().get(0);
-    assert_eq!(i64::from(applied), latest);
+    let deployed: Option<i32> =
+        owner.query_one("SELECT schema_version FROM app.deployed_rules", &[]).await.unwrap().get(0);
+    assert_eq!(deployed.map(i64::from), Some(latest), "migrate recorded the version its functions were made for");
     assert_ready(&admin_get(&app, "/readyz").await);
 
-    // A newer schema (migrated before this binary was replaced) is ready.
-    owner
-        .execute(
-            "INSERT INTO refinery_schema_history (version, name, applied_on, checksum) VALUES ($1, 'from_the_future', now()::text, '0')",
-            &[&(applied + 1)],
-        )
-        .await
-        .unwrap();
+    // Functions made for a newer schema (migrated before this binary was replaced) are ready.
+    owner.execute("UPDATE app.deployed_rules SET schema_version = $1", &[&(deployed.unwrap() + 1)]).await.unwrap();
     assert_ready(&admin_get(&app, "/readyz").await);
 
-    // The binary is a migration ahead of the database.
-    owner.execute("DELETE FROM refinery_schema_history WHERE version >= $1", &[&applied]).await.unwrap();
+    // The binary is a migration ahead of the functions in place.
+    owner.execute("UPDATE app.deployed_rules SET schema_version = $1", &[&(deployed.unwrap() - 1)]).await.unwrap();
+    assert_unready(&admin_get(&app, "/readyz").await, "schema_behind");
+    // The newest migration applied counts for nothing until its functions are: a database whose
+    // functions were never applied since the version was recorded (V18) is behind.
+    owner.execute("UPDATE app.deployed_rules SET schema_version = NULL", &[]).await.unwrap();
     assert_unready(&admin_get(&app, "/readyz").await, "schema_behind");
 
     // A database migrated by a binary before readiness existed has no api.schema_version() at all.

@@ -14,15 +14,13 @@
 use std::net::SocketAddr;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use hmac::{Hmac, Mac};
 use http::Method;
 use serde_json::json;
-use sha2::Sha256;
 use tokio::io::AsyncWriteExt as _;
 use tokio::net::TcpStream;
 
 use crate::common::lots::json_headers;
-use crate::common::{assert_uniform_401, read_raw_answer, Credential, TestApp, TestResponse};
+use crate::common::{assert_uniform_401, edge_forward, read_raw_answer, Credential, TestApp, TestResponse};
 
 async fn app_with(limits: &[(&str, &str)]) -> TestApp {
     let limits: Vec<(String, String)> = limits.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
@@ -128,12 +126,7 @@ async fn the_source_is_the_signed_edge_header_when_valid_and_the_peer_otherwise(
     let app =
         app_with(&[("RATE_LIMIT_ALL_REQUESTS", "2/30s"), ("EDGE_SECRET", secret), ("EDGE_PEERS", "127.0.0.0/8")]).await;
     let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs();
-    let signed = |ip: &str| {
-        let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).unwrap();
-        mac.update(format!("{ip}|{now}").as_bytes());
-        let sig: String = mac.finalize().into_bytes().iter().map(|b| format!("{b:02x}")).collect();
-        format!("ip={ip};ts={now};sig={sig}")
-    };
+    let signed = |ip: &str| edge_forward(secret, ip, now);
     let a = signed("203.0.113.5");
     let b = signed("2001:db8:1:2::5");
     let b_same_64 = signed("2001:db8:1:2:ffff::9");

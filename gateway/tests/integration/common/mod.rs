@@ -707,6 +707,16 @@ pub async fn read_raw_answer(stream: &mut tokio::net::TcpStream) -> Option<Strin
     }
 }
 
+/// The `X-Forwarded-Client` value an edge holding `secret` sends for a client at `ip`, signed at
+/// `ts` (unix seconds).
+pub fn edge_forward(secret: &str, ip: &str, ts: u64) -> String {
+    use hmac::{Hmac, Mac};
+    let mut mac = Hmac::<sha2::Sha256>::new_from_slice(secret.as_bytes()).unwrap();
+    mac.update(format!("{ip}|{ts}").as_bytes());
+    let sig: String = mac.finalize().into_bytes().iter().map(|b| format!("{b:02x}")).collect();
+    format!("ip={ip};ts={ts};sig={sig}")
+}
+
 /// A header map from pairs; a name given twice is sent twice.
 pub fn header_map(pairs: &[(&str, &str)]) -> HeaderMap {
     let mut headers = HeaderMap::new();

@@ -1,0 +1,155 @@
+//! A client that closes its connection mid-request changes nothing of what the request costs: the
+//! request runs to its end as a task of its own, and is settled on the answer the database gave
+//! (DESIGN §5; Limits rule 3: failed authentications count against the source, never the key_id).
+//! Requests are held in the database (a superuser locks the credentials table, which every
+//! authentication reads) while their clients, on raw connections behind the signed edge header,
+//! close; the gateway is seen to drop the connections before the lock is let go.
+//!
+//! - The attack: many wrong-secret requests for one victim's key_id, from several sources, each
+//!   closed while in flight. The victim's read bucket is untouched afterwards, and each vanished 401
+//!   spent its source's failed-authentication token (the next request of that source is refused).
+//! - The other side: vanishing with the right secret still spends the key's tokens.
+//! - Each such request writes its one log line, status 499 with the answer it had in `outcome`, and
+//!   is counted in the metrics under 499.
+
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use tokio::io::AsyncWriteExt as _;
+use tokio::net::TcpStream;
+
+use crate::common::{backend_pid, edge_forward, wait_for_sessions_blocked_by, Credential, TestApp, TestResponse};
+
+const EDGE_SECRET: &str = "the edge's shared secret";
+
+/// Five failed authentications a source and 120 reads a key, neither refilled within a test.
+async fn gateway() -> TestApp {
+    TestApp::spawn_with(|settings| {
+        settings
+            .set("RATE_LIMITS", "on")
+            .set("RATE_LIMIT_FAILED_AUTH", "5/3600s")
+            .set("RATE_LIMIT_READS", "120/3600s")
+            .set("EDGE_SECRET", EDGE_SECRET)
+            .set("EDGE_PEERS", "127.0.0.0/8")
+            .set("DATABASE_POOL_SIZE", 32);
+    })
+    .await
+}
+
+fn forwarded(source: &str) -> String {
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs();
+    edge_forward(EDGE_SECRET, source, now)
+}
+
+/// Waits (at most 10 s) until the gateway's metric `series` is `value`.
+async fn metric_reaches(app: &TestApp, series: &str, value: f64) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let now = app.metric(series).await;
+        if now == value {
+            return;
+        }
+        assert!(Instant::now() < deadline, "{series} is {now}, not {value}, after 10 s");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Sends `GET /v1/lots` with each `(source, authorization)` on a connection of its own, holds them
+/// in the database until every one is waiting there, closes every connection, waits until the
+/// gateway has dropped them (while the requests are still held), then lets the database answer
+/// and waits until every request has ended.
+async fn requests_whose_clients_vanish(app: &TestApp, requests: &[(String, String)]) {
+    let open_before = app.metric("ingest_http_connections").await;
+    let locker = app.superuser().await;
+    locker.batch_execute("BEGIN; LOCK TABLE app.api_credentials IN ACCESS EXCLUSIVE MODE").await.unwrap();
+    let mut connections = Vec::new();
+    for (source, authorization) in requests {
+        let mut stream = TcpStream::connect(app.addr).await.unwrap();
+        let head = format!(
+            "GET /v1/lots HTTP/1.1\r\nHost: gateway\r\nAuthorization: {authorization}\r\nX-Forwarded-Client: {}\r\n\r\n",
+            forwarded(source)
+        );
+        stream.write_all(head.as_bytes()).await.unwrap();
+        connections.push(stream);
+    }
+    let count = i64::try_from(requests.len()).unwrap();
+    wait_for_sessions_blocked_by(&app.database_url, backend_pid(&locker).await, count).await;
+    drop(connections);
+    metric_reaches(app, "ingest_http_connections", open_before).await;
+    assert_eq!(
+        app.metric("ingest_http_requests_in_flight").await,
+        count as f64,
+        "the gateway dropped the connections; their requests still run"
+    );
+    locker.batch_execute("COMMIT").await.unwrap();
+    metric_reaches(app, "ingest_http_requests_in_flight", 0.0).await;
+}
+
+/// The request log lines of `GET /lots` written so far.
+fn lines_of_lots(app: &TestApp) -> Vec<serde_json::Value> {
+    app.logs().into_iter().filter(|line| line["message"] == "request" && line["route"] == "/lots").collect()
+}
+
+async fn lots(app: &TestApp, source: &str, credential: &Credential) -> TestResponse {
+    let headers = [("authorization", credential.bearer()), ("x-forwarded-client", forwarded(source))];
+    let headers: Vec<(&str, &str)> = headers.iter().map(|(name, value)| (*name, value.as_str())).collect();
+    app.get("/v1/lots", &headers).await
+}
+
+#[tokio::test]
+async fn wrong_secrets_whose_clients_vanish_leave_the_keys_reads_untouched_and_spend_their_sources_budget() {
+    let app = gateway().await;
+    let (_operator, victim) = app.operator_with_credential().await;
+    let wrong = format!("Bearer {}.pk_sec_{}", victim.key_id, "0".repeat(64));
+    let sources: Vec<String> = (1..=4).map(|n| format!("203.0.113.{n}")).collect();
+    // Five from each source: its whole failed-authentication budget.
+    let attack: Vec<(String, String)> =
+        sources.iter().flat_map(|source| (0..5).map(|_| (source.clone(), wrong.clone()))).collect();
+    requests_whose_clients_vanish(&app, &attack).await;
+
+    let lines = lines_of_lots(&app);
+    assert_eq!(lines.len(), 20, "each vanished request wrote its line: {lines:?}");
+    for line in &lines {
+        assert_eq!((line["status"].as_u64(), line["outcome"].as_u64()), (Some(499), Some(401)), "{line}");
+        assert_eq!(line["key_id"], victim.key_id.as_str());
+    }
+    assert_eq!(app.metric("ingest_http_requests_total{route=\"/lots\",method=\"GET\",status=\"499\"}").await, 20.0);
+
+    // The victim reads at once, from a source of its own, with every one of its 120 reads there.
+    let read = lots(&app, "198.51.100.7", &victim).await;
+    assert_eq!(read.status, 200, "{}", read.text());
+    assert!(read.header("ratelimit-policy").is_some_and(|v| v.starts_with("\"reads\";q=120;")));
+    assert!(
+        read.header("ratelimit").is_some_and(|v| v.starts_with("\"reads\";r=119;")),
+        "{:?}",
+        read.header("ratelimit")
+    );
+    // Each attacking source spent its five failed authentications: its next request is refused
+    // before the database is asked, whatever its credential.
+    for source in &sources {
+        let refused = lots(&app, source, &victim).await;
+        refused.assert_error(429, "rate_limited", None);
+        assert!(refused.header("ratelimit-policy").is_some_and(|v| v.starts_with("\"failed_auth\";")), "{source}");
+    }
+    app.shutdown().await;
+}
+
+#[tokio::test]
+async fn right_secrets_whose_clients_vanish_still_spend_the_keys_reads() {
+    let app = gateway().await;
+    let (_operator, credential) = app.operator_with_credential().await;
+    let source = "203.0.113.9".to_string();
+    let reads: Vec<(String, String)> = (0..5).map(|_| (source.clone(), credential.bearer())).collect();
+    requests_whose_clients_vanish(&app, &reads).await;
+
+    let lines = lines_of_lots(&app);
+    assert_eq!(lines.len(), 5);
+    assert!(lines.iter().all(|line| line["status"] == 499 && line["outcome"] == 200), "{lines:?}");
+    let read = lots(&app, &source, &credential).await;
+    assert_eq!(read.status, 200);
+    assert!(
+        read.header("ratelimit").is_some_and(|v| v.starts_with("\"reads\";r=114;")),
+        "five vanished reads and this one were spent: {:?}",
+        read.header("ratelimit")
+    );
+    app.shutdown().await;
+}
