@@ -310,7 +310,7 @@ async fn keep_secrets_out_of_the_server_log(client: &tokio_postgres::Client) -> 
 /// take advisory locks could take an operator's writer key and hold it: that operator's watermark,
 /// on the primary and in the standby's publication, would stay where it is, and its cursor stop
 /// advancing. Privileges on `pg_catalog`'s functions need a superuser (they belong to the bootstrap
-/// superuser); without one the run says what a superuser must run, once.
+/// superuser); without one every run says so, naming the statements a superuser runs once.
 async fn keep_advisory_locks_to_the_owner(client: &tokio_postgres::Client) -> Result<(), String> {
     let superuser: bool = client
         .query_one(
@@ -324,9 +324,9 @@ async fn keep_advisory_locks_to_the_owner(client: &tokio_postgres::Client) -> Re
         client.batch_execute(ADVISORY_LOCKS_TO_THE_OWNER).await.map_err(|e| format!("advisory locks: {}", describe(&e)))
     } else {
         tracing::warn!(
-            "any database login may take the bookings feed's writer lock and hold an operator's feed still: as a \
-             superuser, run migrate again, or run in this database the statements of sql/README.md, \
-             \"Deploying the database\""
+            "any database login may take the bookings feed's writer lock and hold an operator's feed still: run \
+             migrate as a superuser, or have one run the statements of sql/README.md, \"Advisory locks are the \
+             owner's alone\", in this database"
         );
         Ok(())
     }

@@ -433,7 +433,10 @@ async fn while_the_functions_lag_the_schema_the_gateway_is_unready_and_answers_5
     assert!(error.contains("gave up after 2 tries"), "{error}");
 
     let readiness = app.admin().get("/readyz", &[]).await;
-    assert_eq!((readiness.status.as_u16(), readiness.json()), (503, json!({"status": "unready", "reason": "schema_behind"})));
+    assert_eq!(
+        (readiness.status.as_u16(), readiness.json()),
+        (503, json!({"status": "unready", "reason": "schema_behind"}))
+    );
     let refused = lot().await;
     refused.assert_error(503, "try_again", None);
     assert_eq!(refused.header("retry-after"), Some("1"));
