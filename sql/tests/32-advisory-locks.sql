@@ -4,7 +4,7 @@
 -- would hold that operator's cursor still. `ingest migrate` (as a superuser) takes every
 -- advisory-lock function from PUBLIC in this database and grants back only what the project uses.
 BEGIN;
-SELECT plan(7);
+SELECT plan(8);
 
 CREATE TEMP TABLE locks AS
 SELECT p.oid::regprocedure AS fn
@@ -23,6 +23,15 @@ SELECT ok(has_function_privilege('ingest_owner', 'pg_advisory_xact_lock_shared(i
           'the owner takes the writer lock (in the functions it owns)');
 SELECT ok(has_function_privilege('ingest_owner', 'pg_advisory_lock(bigint)', 'EXECUTE'),
           'and the migration lock, for a migrating account that is its member');
+
+-- A migrating account that is not a superuser (a managed service's CREATEROLE owner) is a member of
+-- ingest_owner (V1 grants it), and inherits the migration lock from it (rolled back with the file).
+CREATE ROLE pgtap_advisory_migrator LOGIN CREATEROLE;
+GRANT ingest_owner TO pgtap_advisory_migrator;
+SET LOCAL ROLE pgtap_advisory_migrator;
+SELECT lives_ok($$SELECT pg_advisory_lock(7597123306846973287), pg_advisory_unlock(7597123306846973287)$$,
+                'a CREATEROLE migrating account, a member of ingest_owner, still takes and releases migrate''s lock');
+RESET ROLE;
 
 -- As the logins themselves (the writer key of some operator, as pg_locks would show it).
 SELECT tests.act_as_gateway();
