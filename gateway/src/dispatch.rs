@@ -367,12 +367,10 @@ where
         (Bucket::Write, true) => Cost::DryRunWrite,
     })?;
     let authorization = handlers::authorization(parts);
-    let answer = match (&state.standby, operation.standby) {
-        (Some(standby), Some(call)) => standby.page(&state.db, call, operation.call, authorization, &query).await?,
-        _ => {
-            handlers::call(&state.db, operation.call, authorization, external_id.as_deref(), &query, text.as_deref())
-                .await?
-        }
+    let values = handlers::values(&operation.call, authorization, external_id.as_deref(), &query, text.as_deref());
+    let answer = match (&state.standby, &operation.standby) {
+        (Some(standby), Some(call)) => standby.page(&state.db, call, &operation.call, &values).await?,
+        _ => handlers::call(&state.db, &operation.call, &values).await?,
     };
     let report = writes.then(|| answer.body.clone());
     Ok((from_answer(answer), report))

@@ -1,15 +1,15 @@
-//! The one database call of an operation (its [`Call`] in the route table), with the request's
-//! parts in the order the call's shape names them. Every rule beyond transport and JSON syntax is the
+//! An operation's one database call ([`Call`] in the route table), with the request's values bound
+//! in the order the call declares them. Every rule beyond transport and JSON syntax is the
 //! database's.
 
 use http::header::AUTHORIZATION;
 use http::request::Parts;
 
+use crate::calls::{Arg, Call, Values};
 use crate::db::{Answer, Database};
 use crate::errors::ApiError;
 use crate::json_syntax;
 use crate::query::Query;
-use crate::routes::Call;
 
 /// The Authorization header as text, or None when absent, repeated or not visible ASCII: all of
 /// them reach the database as "no credential" and answer the uniform 401.
@@ -22,25 +22,30 @@ pub fn authorization(parts: &Parts) -> Option<&str> {
     value.to_str().ok()
 }
 
-/// Runs the call. `external_id` is the decoded lot id (None when it was not 1-200 characters of
-/// UTF-8: the database refuses it); `body` the raw body text (None when it was not UTF-8 or held a
-/// NUL: not JSON). A write's body is read here for its JSON syntax ([`json_syntax::check`]); the fault
-/// found travels with it, and the database raises it after the credential (and lot) checks.
-pub async fn call(
-    db: &Database,
-    call: Call,
-    authorization: Option<&str>,
-    external_id: Option<&str>,
-    query: &Query,
-    body: Option<&str>,
-) -> Result<Answer, ApiError> {
-    match call {
-        Call::Credential(sql) => db.call(sql, &[&authorization]).await,
-        Call::Page(sql) => db.call(sql, &[&authorization, &query.text, &query.limit]).await,
-        Call::UnderLot(sql) => db.call(sql, &[&authorization, &external_id]).await,
-        Call::Write(sql) => {
-            let fault = json_syntax::check(body).map(|fault| fault.to_json());
-            db.call(sql, &[&authorization, &external_id, &body, &query.dry_run, &fault]).await
-        }
+/// What a request gives `call`. `external_id` is the decoded lot id (None when it was not 1-200
+/// characters of UTF-8: the database refuses it); `body` the raw body text (None when it was not
+/// UTF-8 or held a NUL: not JSON). A body is read here for its JSON syntax ([`json_syntax::check`])
+/// when the call takes the fault: the database raises it after the credential (and lot) checks.
+pub fn values<'a>(
+    call: &Call,
+    authorization: Option<&'a str>,
+    external_id: Option<&'a str>,
+    query: &'a Query,
+    body: Option<&'a str>,
+) -> Values<'a> {
+    Values {
+        authorization,
+        external_id,
+        text: query.text.as_deref(),
+        limit: query.limit,
+        body,
+        dry_run: query.dry_run,
+        body_fault: call.takes(Arg::BodyFault).then(|| json_syntax::check(body).map(|fault| fault.to_json())).flatten(),
+        ..Values::default()
     }
+}
+
+/// Runs `call` with `values`.
+pub async fn call(db: &Database, call: &Call, values: &Values<'_>) -> Result<Answer, ApiError> {
+    db.call(&call.sql(), &call.bind(values)).await
 }

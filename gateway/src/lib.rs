@@ -22,7 +22,9 @@
 //! - [`source`]: the source address a request counts against (peer, or the signed edge header).
 //! - [`body`]: request bodies of the write routes: size, content type, text.
 //! - [`json_syntax`]: a body's JSON syntax read once, strictly: the fault it is refused with.
-//! - [`handlers`]: an operation's one database call, by its shape in the route table.
+//! - [`calls`]: a route's database call as the route table declares it: the function, its
+//!   arguments in order, how each is taken from a request, bound.
+//! - [`handlers`]: a request's values for its operation's call, and the call.
 //! - [`backoff`]: few connection attempts while the database is unreachable.
 //! - [`db`]: the connection pool and the single `call` every handler goes through.
 //! - [`standby`]: the bookings feed from a hot standby (`DATABASE_READ_URL`), the primary when it
@@ -48,6 +50,7 @@ pub mod admission;
 pub mod allocator;
 pub mod backoff;
 pub mod body;
+pub mod calls;
 pub mod config;
 pub mod credential;
 pub mod db;

@@ -11,6 +11,7 @@
 
 use http::Method;
 
+use crate::calls::{Arg, Call};
 use crate::query::{Param, Rule};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,13 +70,12 @@ pub struct Operation {
 }
 
 /// A read a hot standby serves (`crate::standby`; sql/README.md, "The feed on a standby"): the
-/// primary authenticates the credential and answers a read assertion, `(authorization)`; the
-/// standby answers the page for it, `(assertion, the page's text parameter, limit, the lag bound in
-/// milliseconds)`. Each statement answers one row `(status, body)`.
+/// primary authenticates the credential and answers a read assertion; the standby answers the page
+/// for it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StandbyCall {
-    pub assertion: &'static str,
-    pub page: &'static str,
+    pub assertion: Call,
+    pub page: Call,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,36 +84,12 @@ pub enum Bucket {
     Write,
 }
 
-/// The one database call an operation makes, by the shape of its arguments; each statement
-/// answers one row `(status, body)`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Call {
-    /// `(authorization)`
-    Credential(&'static str),
-    /// `(authorization, the page's text parameter, limit)`
-    Page(&'static str),
-    /// `(authorization, external_id)`
-    UnderLot(&'static str),
-    /// `(authorization, external_id, body text, dry_run, the body's JSON syntax fault)`: the text as
-    /// sent, and the fault [`crate::json_syntax`] found in it, which the function raises in its place.
-    Write(&'static str),
-}
+/// The three writes' arguments: the body as sent, and the fault [`crate::json_syntax`] found in it,
+/// which the function raises in its place after the credential (and lot) checks.
+const WRITE: &[Arg] = &[Arg::Authorization, Arg::ExternalId, Arg::Body, Arg::DryRun, Arg::BodyFault];
 
-impl Call {
-    pub fn sql(self) -> &'static str {
-        match self {
-            Call::Credential(sql) | Call::Page(sql) | Call::UnderLot(sql) | Call::Write(sql) => sql,
-        }
-    }
-
-    /// The SQL function it calls (`api.lots_get`).
-    pub fn function(self) -> &'static str {
-        let sql = self.sql();
-        let from = sql.find("FROM ").map_or(0, |at| at + 5);
-        let end = sql[from..].find('(').map_or(sql.len(), |at| from + at);
-        &sql[from..end]
-    }
-}
+/// The feed's arguments on the primary.
+const FEED: &[Arg] = &[Arg::Authorization, Arg::QueryText("since"), Arg::Limit];
 
 const DRY_RUN: Param = Param {
     name: "dry_run",
@@ -143,7 +119,7 @@ pub const ROUTES: &[RouteSpec] = &[
             answer: "PingResult",
             errors: &[],
             conflict: None,
-            call: Call::Credential("SELECT status, body::text FROM api.ping($1)"),
+            call: Call::new("api.ping", &[Arg::Authorization]),
             standby: None,
         }],
     },
@@ -176,7 +152,7 @@ pub const ROUTES: &[RouteSpec] = &[
             answer: "LotPage",
             errors: &[],
             conflict: None,
-            call: Call::Page("SELECT status, body::text FROM api.lots_get($1, $2, $3)"),
+            call: Call::new("api.lots_get", &[Arg::Authorization, Arg::QueryText("after"), Arg::Limit]),
             standby: None,
         }],
     },
@@ -216,7 +192,7 @@ pub const ROUTES: &[RouteSpec] = &[
                 "incomplete_cancellation_policy",
             ],
             conflict: Some("Two pushes created the same external_id at once: retry after `Retry-After`."),
-            call: Call::Write("SELECT status, body::text FROM api.lot_put($1, $2, $3, $4, $5)"),
+            call: Call::new("api.lot_put", WRITE),
             standby: None,
         }],
     },
@@ -251,7 +227,7 @@ pub const ROUTES: &[RouteSpec] = &[
                 "currency_is_not_settlement_currency",
             ],
             conflict: Some("Two first price writes for the lot at once: retry after `Retry-After`."),
-            call: Call::Write("SELECT status, body::text FROM api.lot_rates_put($1, $2, $3, $4, $5)"),
+            call: Call::new("api.lot_rates_put", WRITE),
             standby: None,
         }],
     },
@@ -273,7 +249,7 @@ pub const ROUTES: &[RouteSpec] = &[
                 answer: "BlockedPeriodList",
                 errors: &[],
                 conflict: None,
-                call: Call::UnderLot("SELECT status, body::text FROM api.lot_blocked_periods_get($1, $2)"),
+                call: Call::new("api.lot_blocked_periods_get", &[Arg::Authorization, Arg::ExternalId]),
                 standby: None,
             },
             Operation {
@@ -295,7 +271,7 @@ pub const ROUTES: &[RouteSpec] = &[
                 answer: "BlockedPeriodsWriteResult",
                 errors: &["invalid_json", "invalid_body", "missing_field", "unknown_field", "invalid_blocked_periods"],
                 conflict: Some("A write that collided with another at once: retry after `Retry-After`."),
-                call: Call::Write("SELECT status, body::text FROM api.lot_blocked_periods_put($1, $2, $3, $4, $5)"),
+                call: Call::new("api.lot_blocked_periods_put", WRITE),
                 standby: None,
             },
         ],
@@ -334,13 +310,16 @@ pub const ROUTES: &[RouteSpec] = &[
             answer: "BookingPage",
             errors: &["invalid_cursor"],
             conflict: None,
-            call: Call::Page("SELECT status, body::text FROM api.bookings_get($1, $2, $3)"),
+            call: Call::new("api.bookings_get", FEED),
             // Only the feed: it was made for a lagging reader (its watermark), and the operator
             // never writes what it reads. Lots and closures stay on the primary, so a GET after the
             // operator's own PUT always shows it (README, "Scaling out").
             standby: Some(StandbyCall {
-                assertion: "SELECT status, body FROM api.bookings_read_assertion($1)",
-                page: "SELECT status, body::text FROM api.bookings_get_standby($1, $2, $3, $4)",
+                assertion: Call::new("api.bookings_read_assertion", &[Arg::Authorization]),
+                page: Call::new(
+                    "api.bookings_get_standby",
+                    &[Arg::Assertion, Arg::QueryText("since"), Arg::Limit, Arg::MaxLagMs],
+                ),
             }),
         }],
     },
@@ -461,12 +440,21 @@ mod tests {
             let path = format!("/v1{}", spec.template.replace("{external_id}", "lot-1"));
             assert_eq!(route(&path), Some(spec.route), "{path}");
             for operation in spec.operations {
-                assert!(operation.call.function().starts_with("api."), "{}", operation.call.sql());
+                assert!(operation.call.function.starts_with("api."), "{}", operation.call.sql());
+                assert_eq!(
+                    operation.call.takes(Arg::Body),
+                    operation.body.is_some(),
+                    "a call takes the body it is sent"
+                );
+                for arg in operation.call.args {
+                    if let Arg::QueryText(name) = arg {
+                        assert!(operation.query.iter().any(|param| param.name == *name), "{name} is a query parameter");
+                    }
+                }
                 assert_eq!(operation.body.is_some(), operation.method == Method::PUT, "every PUT takes a body");
                 assert_eq!(operation.bucket == Bucket::Write, operation.method == Method::PUT);
                 assert_eq!(operation.query.iter().any(|p| p.name == "dry_run"), operation.method == Method::PUT);
             }
         }
-        assert_eq!(Call::Page("SELECT status, body::text FROM api.lots_get($1, $2, $3)").function(), "api.lots_get");
     }
 }

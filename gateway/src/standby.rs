@@ -19,12 +19,13 @@ use std::time::Duration;
 
 use tokio_postgres::types::ToSql;
 
+use crate::calls::{Call, Values};
 use crate::config::Config;
 use crate::db::{Answer, Database};
 use crate::errors::ApiError;
+use crate::handlers;
 use crate::metrics::{Fallback, Publication, StandbyMetrics};
-use crate::query::Query;
-use crate::routes::{Call, StandbyCall};
+use crate::routes::StandbyCall;
 
 /// The statement of a publication (answering the moment published).
 const PUBLISH: &str = "SELECT 200, api.bookings_feed_publish()::text";
@@ -66,21 +67,26 @@ impl Standby {
         self.db.close();
     }
 
-    /// A page read: `primary_call` is the operation's own call (`(authorization, text, limit)`),
-    /// which serves the read whenever the standby cannot.
+    /// A page read: `primary_call` is the operation's own call, which serves the read whenever the
+    /// standby cannot.
     pub async fn page(
         &self,
         primary: &Database,
-        call: StandbyCall,
-        primary_call: Call,
-        authorization: Option<&str>,
-        query: &Query,
+        call: &StandbyCall,
+        primary_call: &Call,
+        values: &Values<'_>,
     ) -> Result<Answer, ApiError> {
-        let (text, limit) = (&query.text, &query.limit);
         // The primary's refusals are the client's answer (the uniform 401, a 503 when it is down).
-        let assertion = primary.call(call.assertion, &[&authorization]).await?;
+        let assertion = handlers::call(primary, &call.assertion, values).await?;
         let assertion = std::str::from_utf8(&assertion.body).unwrap_or_default();
-        match self.db.call(call.page, &[&assertion, text, limit, &self.max_lag_ms]).await {
+        let page = Values {
+            assertion: Some(assertion),
+            text: values.text,
+            limit: values.limit,
+            max_lag_ms: self.max_lag_ms,
+            ..Values::default()
+        };
+        match handlers::call(&self.db, &call.page, &page).await {
             Ok(answer) => {
                 self.metrics.served();
                 Ok(answer)
@@ -90,7 +96,7 @@ impl Standby {
                 let reason = fallback_reason(&error);
                 tracing::debug!(?reason, cause = error.cause.as_deref().unwrap_or(""), "feed read from the primary");
                 self.metrics.fell_back(reason);
-                primary.call(primary_call.sql(), &[&authorization, text, limit]).await
+                handlers::call(primary, primary_call, values).await
             }
         }
     }

@@ -5,10 +5,10 @@
 //! limits, query rules, metrics, logs or timeouts; a refusal (SQLSTATE PTnnn) answers status nnn
 //! with its code alone.
 //!
-//! The call's arguments, by the shape of the route's call: the Authorization header; a page's
-//! text parameter (any query parameter but `limit`, as sent: the bench's need no decoding) and
-//! limit; the lot id of the path; a write's body text, `dry_run` false and the body's JSON syntax
-//! fault. The fault is the gateway's own reading (`json_syntax::check`), because it is one of the
+//! The call's arguments, bound in the order the route table declares them by the gateway's own
+//! binder (`gateway::calls`): the Authorization header; a page's text parameter (any query
+//! parameter but `limit`, as sent: the bench's need no decoding) and limit; the lot id of the path;
+//! a write's body text, `dry_run` false and the body's JSON syntax fault. The fault is the gateway's own reading (`json_syntax::check`), because it is one of the
 //! call's arguments: the database does different work for a body that arrives with its fault named
 //! (it refuses it after the credential check) than for one that arrives without (it reads it as
 //! jsonb), so a floor that left it out would not be making the same call. What that reading costs
@@ -21,7 +21,8 @@ use std::env;
 
 use bytes::Bytes;
 use deadpool_postgres::{Manager, ManagerConfig, Pool, QueueMode, RecyclingMethod};
-use gateway::routes::{match_path, Call};
+use gateway::calls::{Arg, Values};
+use gateway::routes::match_path;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper::{Request, Response, StatusCode};
@@ -74,19 +75,24 @@ async fn answer(pool: Pool, request: Request<Incoming>) -> Result<Response<Full<
     }
     // (no connection or no statement: 503 for the request, never a panic of the connection's task)
     let Ok(client) = pool.get().await else { return Ok(status_only(StatusCode::SERVICE_UNAVAILABLE)) };
-    let Ok(statement) = client.prepare_cached(operation.call.sql()).await else {
+    let Ok(statement) = client.prepare_cached(&operation.call.sql()).await else {
         return Ok(status_only(StatusCode::SERVICE_UNAVAILABLE));
     };
-    let row = match operation.call {
-        Call::Credential(_) => client.query_one(&statement, &[&authorization]).await,
-        Call::Page(_) => client.query_one(&statement, &[&authorization, &text, &limit]).await,
-        Call::UnderLot(_) => client.query_one(&statement, &[&authorization, &lot]).await,
-        Call::Write(_) => {
-            // (read for writes only, as the gateway does)
-            let fault = gateway::json_syntax::check(body).map(|fault| fault.to_json());
-            client.query_one(&statement, &[&authorization, &lot, &body, &false, &fault]).await
-        }
+    let values = Values {
+        authorization,
+        external_id: lot,
+        text,
+        limit,
+        body,
+        // (read only for the calls that take it, as the gateway does)
+        body_fault: operation
+            .call
+            .takes(Arg::BodyFault)
+            .then(|| gateway::json_syntax::check(body).map(|fault| fault.to_json()))
+            .flatten(),
+        ..Values::default()
     };
+    let row = client.query_one(&statement, &operation.call.bind(&values)).await;
     // A refusal (SQLSTATE PTnnn) answers nnn with its code; the gateway's error table does more.
     let (status, body) = match row {
         // the row read as the gateway reads it: its body lent, not copied

@@ -39,6 +39,7 @@ mod parsers_fuzz;
 mod ping;
 mod rate_limits;
 mod rates;
+mod route_calls;
 mod routing;
 mod scheduling;
 mod server_log_secrets;
