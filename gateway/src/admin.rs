@@ -32,15 +32,13 @@ use bytes::Bytes;
 use http::header::{HeaderValue, ALLOW, CACHE_CONTROL, CONTENT_TYPE};
 use http::{Method, Request, Response, StatusCode};
 use http_body_util::Full;
-use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
 use tokio::sync::{watch, Semaphore};
-use tokio_io_timeout::TimeoutStream;
 
 use crate::dispatch::AppState;
+use crate::listener::{self, Connections};
 use crate::metrics::{Metrics, WebhookMetrics, CONTENT_TYPE as METRICS_CONTENT_TYPE};
 use crate::readiness::{Probe, Reason};
 use crate::response::Body;
@@ -141,44 +139,22 @@ impl Admin {
 /// done), then lets answers under way finish for at most a second.
 pub async fn serve(listener: TcpListener, admin: Arc<Admin>, shutdown: impl Future<Output = ()>) {
     let graceful = GracefulShutdown::new();
-    let mut shutdown = std::pin::pin!(shutdown);
-    let open_connections = Arc::new(Semaphore::new(MAX_CONNECTIONS));
-    loop {
-        let slot = tokio::select! {
-            slot = open_connections.clone().acquire_owned() => slot.expect("the semaphore is never closed"),
-            () = &mut shutdown => break,
-        };
-        let stream = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
-                Err(error) => {
-                    tracing::warn!(%error, "admin accept failed");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
-                }
-            },
-            () = &mut shutdown => break,
-        };
-        // As on the API (`server::serve`): a client that stops reading its answers (pipelining
-        // requests meanwhile, or not) would hold its slot for ever; a write that stays stalled for
-        // SEND_TIMEOUT_MS fails, and hyper closes the connection.
-        let mut stream = TimeoutStream::new(stream);
-        stream.set_write_timeout(Some(admin.send_timeout));
+    let connections = Connections {
+        slots: Arc::new(Semaphore::new(MAX_CONNECTIONS)),
+        header_timeout: HEADER_TIMEOUT,
+        send_timeout: admin.send_timeout,
+        read_buffer: None,
+    };
+    // (nothing drains here: the listener stops after the API, and answers until then)
+    listener::accept_until(&listener, &connections, &graceful, shutdown, std::future::pending, |_, first| {
         let admin = admin.clone();
-        let service = service_fn(move |request| {
+        service_fn(move |request| {
+            first.arrived();
             let admin = admin.clone();
             async move { Ok::<_, Infallible>(answer(&admin, &request).await) }
-        });
-        let connection = http1::Builder::new()
-            .timer(TokioTimer::new())
-            .header_read_timeout(HEADER_TIMEOUT)
-            .serve_connection(TokioIo::new(Box::pin(stream)), service);
-        let connection = graceful.watch(connection);
-        tokio::spawn(async move {
-            let _ = connection.await;
-            drop(slot);
-        });
-    }
+        })
+    })
+    .await;
     drop(listener);
     let _ = tokio::time::timeout(CLOSING_GRACE, graceful.shutdown()).await;
 }

@@ -10,6 +10,8 @@
 //!
 //! - [`config`]: settings from environment variables.
 //! - [`server`]: the listener, connection tasks and graceful shutdown.
+//! - [`listener`]: the accept loop the API and the admin listener share (connection cap,
+//!   deadlines, graceful shutdown).
 //! - [`admin`]: the admin listener: `/livez`, `/readyz`, `/metrics`, apart from the API.
 //! - [`readiness`]: whether to be sent traffic: the database answers, the schema is not behind.
 //! - [`dispatch`]: one request from bytes to answer: request id, routing, 404/405/OPTIONS, query
@@ -59,6 +61,7 @@ pub mod dispatch;
 pub mod errors;
 pub mod handlers;
 pub mod json_syntax;
+pub mod listener;
 pub mod log_writer;
 pub mod metrics;
 pub mod migrate;

@@ -1,31 +1,30 @@
-//! The listener and its connections. `serve` takes an already bound listener and a shutdown
-//! future, so tests run it on 127.0.0.1:0 and stop it at will; `run` is the `serve` command, and
-//! `serve_with_admin` adds the admin listener ([`crate::admin`]) beside the API.
+//! The API's listener and the processes' commands. `serve` takes an already bound listener and a
+//! shutdown future, so tests run it on 127.0.0.1:0 and stop it at will; `run` is the `serve`
+//! command, and `serve_with_admin` adds the admin listener ([`crate::admin`]) and the standby's
+//! publisher ([`crate::standby`]) beside the API. Both listeners accept through
+//! [`crate::listener`].
 //!
 //! Shutdown: `/readyz` answers 503 at once; after `SHUTDOWN_DRAIN_SECONDS` (default 0) stop
-//! accepting, let requests in flight finish (at most `SHUTDOWN_GRACE_SECONDS`), then close the pool. A request not yet fully received is not in flight: a connection that has
-//! sent only part of its first request head is closed at once (hyper's graceful shutdown closes
-//! idle keep-alive connections itself, but waits for a first head to complete), and a body still
-//! arriving is given up (`body::read`). Neither holds shutdown up until its timeout.
+//! accepting, let requests in flight finish (at most `SHUTDOWN_GRACE_SECONDS`), then close the
+//! pool. A request not yet fully received is not in flight: a connection that has sent only part of
+//! its first request head is closed at once (hyper's graceful shutdown closes idle keep-alive
+//! connections itself, but waits for a first head to complete), and a body still arriving is given
+//! up (`body::read`). Neither holds shutdown up until its timeout.
 
 use std::future::Future;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
 
-use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
 use tokio::sync::{oneshot, watch};
-use tokio_io_timeout::TimeoutStream;
 
 use crate::admin::{self, Admin};
 use crate::config::Config;
 use crate::db::Database;
 use crate::dispatch::{self, AppState};
+use crate::listener::{self, Connections};
 use crate::readiness::Probe;
 use crate::standby::Standby;
 use crate::telemetry::LogSink;
@@ -154,11 +153,30 @@ pub async fn serve_with_admin(
             let _ = admin_stop.await;
         }))
     });
+    let publisher = publish_for_the_standby(&state);
     serve(listener, state, shutdown).await;
+    // (a publication under way may take the whole DATABASE_TIMEOUT_MS: not on shutdown's time)
+    if let Some(publisher) = publisher {
+        publisher.abort();
+        let _ = publisher.await;
+    }
     drop(api_done);
     if let Some(admin) = admin {
         let _ = admin.await;
     }
+}
+
+/// The publication of the booking writers a standby's feed needs (`crate::standby`), beside the API
+/// while it serves: None without a standby. Aborted when the API is done.
+fn publish_for_the_standby(state: &Arc<AppState>) -> Option<tokio::task::JoinHandle<()>> {
+    state.standby.is_some().then(|| {
+        let state = state.clone();
+        tokio::spawn(async move {
+            if let Some(standby) = &state.standby {
+                standby.publish(&state.db).await;
+            }
+        })
+    })
 }
 
 async fn changed(mut receiver: watch::Receiver<()>) {
@@ -180,93 +198,31 @@ pub async fn serve(listener: TcpListener, state: Arc<AppState>, shutdown: impl F
             tokio::time::sleep(drain).await;
         }
     };
-    let mut shutdown = std::pin::pin!(shutdown);
-    // The publication of the booking writers a standby's feed needs, while the API serves.
-    let (stop_publishing, publishing_stopped) = oneshot::channel::<()>();
-    let publisher = state.standby.is_some().then(|| {
-        let state = state.clone();
-        tokio::spawn(async move {
-            if let Some(standby) = &state.standby {
-                standby
-                    .publish_until(&state.db, async move {
-                        let _ = publishing_stopped.await;
-                    })
-                    .await;
-            }
-        })
-    });
-    // At most MAX_CONNECTIONS open connections: past it, new ones wait in the listen backlog (and
-    // are refused by the kernel when that is full), never growing the process.
-    let open_connections = state.connections.clone();
-    loop {
-        let slot = tokio::select! {
-            slot = open_connections.clone().acquire_owned() => slot.expect("the semaphore is never closed"),
-            () = &mut shutdown => break,
-        };
-        let (stream, peer) = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok(accepted) => accepted,
-                Err(error) => {
-                    // Out of file descriptors and the like: back off instead of spinning.
-                    tracing::warn!(%error, "accept failed");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
-                }
-            },
-            () = &mut shutdown => break,
-        };
-        // An answer larger than the socket's send buffer goes out in several writes; without this,
-        // Nagle's algorithm holds its last small segment until the client acknowledges the rest.
-        let _ = stream.set_nodelay(true);
-        let header_timeout = state.config.header_timeout;
-        let draining = state.draining();
-        // Whether a request of this connection has ever reached the service (its head complete).
-        let has_had_a_request = Arc::new(AtomicBool::new(false));
-        let service = service_fn({
+    let connections = Connections {
+        slots: state.connections.clone(),
+        header_timeout: state.config.header_timeout,
+        send_timeout: state.config.send_timeout,
+        read_buffer: Some(READ_BUFFER_LIMIT),
+    };
+    let serving = state.clone();
+    listener::accept_until(
+        &listener,
+        &connections,
+        &graceful,
+        shutdown,
+        || serving.draining(),
+        |peer, first| {
             let state = state.clone();
-            let has_had_a_request = has_had_a_request.clone();
-            move |request| {
-                has_had_a_request.store(true, Ordering::Relaxed);
+            service_fn(move |request| {
+                first.arrived();
                 let state = state.clone();
                 async move { dispatch::answer_or_drop(dispatch::handle_to_the_end(state, request, peer.ip()).await) }
-            }
-        });
-        // A client that stops reading its answers (pipelining requests meanwhile, or not) would
-        // hold its slot for ever: a write that stays stalled for SEND_TIMEOUT_MS fails, and hyper
-        // closes the connection. The clock runs only while a write waits, so a slow but moving
-        // reader is not cut off.
-        let mut stream = TimeoutStream::new(stream);
-        stream.set_write_timeout(Some(state.config.send_timeout));
-        let connection = http1::Builder::new()
-            .timer(TokioTimer::new())
-            .header_read_timeout(header_timeout)
-            .max_buf_size(READ_BUFFER_LIMIT)
-            .serve_connection(TokioIo::new(Box::pin(stream)), service);
-        let connection = graceful.watch(connection);
-        tokio::spawn(async move {
-            let mut connection = std::pin::pin!(connection);
-            tokio::select! {
-                _ = &mut connection => {}
-                () = draining => {
-                    // The service runs only while this task polls the connection, so no request can
-                    // start between this check and the drop: nothing is owed to a connection whose
-                    // first head never completed. Any other is left to hyper's graceful shutdown.
-                    if has_had_a_request.load(Ordering::Relaxed) {
-                        let _ = connection.await;
-                    }
-                }
-            }
-            drop(slot);
-        });
-    }
+            })
+        },
+    )
+    .await;
     state.begin_draining();
     drop(listener);
-    // (a publication under way may take the whole DATABASE_TIMEOUT_MS: not on shutdown's time)
-    drop(stop_publishing);
-    if let Some(publisher) = publisher {
-        publisher.abort();
-        let _ = publisher.await;
-    }
     // The connections, then the requests whose clients have gone (each runs to its end).
     let in_flight = async {
         graceful.shutdown().await;

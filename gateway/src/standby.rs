@@ -14,7 +14,6 @@
 //! primary's open booking writers (`api.bookings_feed_publish`), which the standby's watermark
 //! needs; several gateways publishing is harmless (each publication is safe on its own).
 
-use std::future::Future;
 use std::time::Duration;
 
 use tokio_postgres::types::ToSql;
@@ -101,20 +100,16 @@ impl Standby {
         }
     }
 
-    /// Publishes the primary's open booking writers every `FEED_PUBLISH_INTERVAL_MS` until `stop`
-    /// completes. A failed publication is counted and logged at most once a minute while it lasts;
+    /// Publishes the primary's open booking writers every `FEED_PUBLISH_INTERVAL_MS`, until its task
+    /// is aborted. A failed publication is counted and logged at most once a minute while it lasts;
     /// the next one is tried on time (the standby's reads go to the primary meanwhile, once its
     /// last publication is older than the bound).
-    pub async fn publish_until(&self, primary: &Database, stop: impl Future<Output = ()>) {
-        let mut stop = std::pin::pin!(stop);
+    pub async fn publish(&self, primary: &Database) {
         let mut ticks = tokio::time::interval(self.publish_interval);
         ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut last_warned: Option<tokio::time::Instant> = None;
         loop {
-            tokio::select! {
-                _ = ticks.tick() => {}
-                () = &mut stop => return,
-            }
+            ticks.tick().await;
             let outcome = match primary.call_for_upkeep(PUBLISH, &[] as &[&(dyn ToSql + Sync)]).await {
                 Ok(_) => Publication::Made,
                 Err(error) => {
