@@ -307,9 +307,18 @@ async fn a_source_with_a_full_failed_auth_bucket_gets_twenty_slow_requests_throu
         .map(|n| slow_put(&app, &format!("/v1/lots/many-{n}"), &credential.bearer(), lot_body(), late))
         .collect();
     // All twenty hold a failed-authentication token while their bodies arrive: a 21st request of
-    // the source in flight is refused, whatever its credential (README: requests in flight).
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    assert_refused_by(&ping(&app, &credential).await, "failed_auth");
+    // the source in flight is refused, whatever its credential (README: requests in flight). Asked
+    // until all twenty have arrived (a ping before that passes, and gives its token back), and
+    // before the first body is complete.
+    let asking = Instant::now();
+    let refused = loop {
+        let answer = ping(&app, &credential).await;
+        if answer.status == 429 || asking.elapsed() >= late / 2 {
+            break answer;
+        }
+        assert_eq!(answer.status, 200, "{}", answer.text());
+    };
+    assert_refused_by(&refused, "failed_auth");
     for request in in_flight {
         let answer = request.await.unwrap().expect("every request is answered");
         assert_eq!(status_of(&answer), 201, "{answer}");

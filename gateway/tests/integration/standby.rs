@@ -72,6 +72,18 @@ async fn standby_ready(app: &TestApp, primary: &PrivateCluster, standby: &Privat
     caught_up(primary, standby).await;
 }
 
+/// Waits until the last publication the standby holds is older than `bound` by its own clock (its
+/// replay paused): from then on its feed reads fall back as lagging.
+async fn publication_older_than(standby: &PrivateCluster, bound: Duration) {
+    let session = connect(&standby.url()).await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let older = "SELECT now() - published_at > make_interval(secs => $1) FROM app.booking_writers_published";
+    while !session.query_one(older, &[&bound.as_secs_f64()]).await.unwrap().get::<_, bool>(0) {
+        assert!(Instant::now() < deadline, "the standby's publication stayed fresh");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 /// Pauses (true) or resumes (false) the standby's replay, and waits until it has.
 async fn replay(standby: &PrivateCluster, paused: bool) {
     let session = connect(&standby.url()).await;
@@ -272,7 +284,7 @@ async fn a_standby_that_stops_or_lags_costs_only_speed_and_serves_again_once_bac
     // Lagging past DATABASE_READ_MAX_LAG_MS (1.5 s): the primary serves, and the booking recorded
     // meanwhile, which the paused standby cannot see, comes.
     replay(&standby, true).await;
-    tokio::time::sleep(Duration::from_millis(1600)).await;
+    publication_older_than(&standby, Duration::from_millis(1500)).await;
     let late = app.record(&operator, &minimal_booking("harbour-1", "2026-07-02T09:00:00", "2026-07-04T18:00:00")).await;
     let page = app.bookings_page(&credential, "").await;
     let references: Vec<String> =
