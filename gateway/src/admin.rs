@@ -141,6 +141,7 @@ pub async fn serve(listener: TcpListener, admin: Arc<Admin>, shutdown: impl Futu
     let graceful = GracefulShutdown::new();
     let connections = Connections {
         slots: Arc::new(Semaphore::new(MAX_CONNECTIONS)),
+        open: Arc::default(),
         header_timeout: HEADER_TIMEOUT,
         send_timeout: admin.send_timeout,
         read_buffer: None,

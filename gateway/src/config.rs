@@ -39,7 +39,8 @@ pub struct Config {
     /// `SEND_TIMEOUT_MS` (default 10000): the longest a client may accept none of an answer's bytes
     /// (a stalled write) before its connection is closed.
     pub send_timeout: Duration,
-    /// `MAX_CONNECTIONS` (default 1024): open client connections at most; more wait in the backlog.
+    /// `MAX_CONNECTIONS` (default 1024): open client connections at most (more wait in the backlog),
+    /// and requests under way at most, those whose client has gone included.
     pub max_connections: usize,
     /// `WEBHOOK_WORKER`: `on` (default) runs the webhook worker inside `serve`; `off` leaves it to
     /// `ingest webhooks` processes of its own.

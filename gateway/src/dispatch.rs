@@ -16,7 +16,7 @@
 use std::future::Future;
 use std::net::IpAddr;
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
@@ -65,14 +65,20 @@ pub struct AppState {
     stopping: AtomicBool,
     /// Every request's task, those whose client has gone included: shutdown waits for them.
     requests: TaskTracker,
-    /// One permit per open connection: at most `MAX_CONNECTIONS` (`crate::server`).
-    pub connections: Arc<Semaphore>,
+    /// One permit per request under way, those whose client has gone included: at most
+    /// `MAX_CONNECTIONS`, so clients that vanish cannot leave more work behind them than open
+    /// connections could have (a request past it waits for one to end).
+    in_flight: Arc<Semaphore>,
+    /// The API listener's connections: one permit each (at most `MAX_CONNECTIONS`), and how many
+    /// are open (`crate::listener`).
+    pub connection_slots: Arc<Semaphore>,
+    pub open_connections: Arc<AtomicUsize>,
 }
 
 impl AppState {
     pub fn new(config: Config, db: Database, log: LogSink) -> AppState {
         let limiter = config.rate_limits.clone().map(RateLimiter::new);
-        let connections = Arc::new(Semaphore::new(config.max_connections));
+        let bound = config.max_connections;
         let document = openapi::document(&config.base_path).to_string();
         let openapi = (openapi::path(&config.base_path), Bytes::from(document));
         let metrics = Metrics::gateway(db.metrics());
@@ -87,7 +93,9 @@ impl AppState {
             draining: watch::Sender::new(false),
             stopping: AtomicBool::new(false),
             requests: TaskTracker::new(),
-            connections,
+            in_flight: Arc::new(Semaphore::new(bound)),
+            connection_slots: Arc::new(Semaphore::new(bound)),
+            open_connections: Arc::default(),
         }
     }
 
@@ -113,8 +121,8 @@ impl AppState {
             standby.observe_pool();
         }
         self.metrics.rate_limits.buckets_held(self.limiter.as_ref().map_or(0, RateLimiter::held));
-        let open = self.config.max_connections.saturating_sub(self.connections.available_permits());
-        self.metrics.http.load(open, self.requests.len());
+        let in_flight = self.config.max_connections.saturating_sub(self.in_flight.available_permits());
+        self.metrics.http.load(self.open_connections.load(Ordering::Relaxed), in_flight);
         self.metrics.render()
     }
 
@@ -135,7 +143,8 @@ impl AppState {
         self.draining.send_replace(true);
     }
 
-    /// Completes once every request's task has ended; none may start after this is called.
+    /// Completes once every request's task has ended. (Called once the connections are done, so
+    /// that no request starts meanwhile.)
     pub async fn requests_finished(&self) {
         self.requests.close();
         self.requests.wait().await;
@@ -204,10 +213,21 @@ where
 {
     let client = Client::default();
     let _gone_when_dropped = GoneWhenDropped(client.clone());
+    let in_flight = state.in_flight.clone().acquire_owned().await.expect("the semaphore is never closed");
+    let log = state.log.clone();
     let requests = state.requests.clone();
-    let task = requests.spawn(handle_guarded(state, request, peer, client));
-    // (a task ends without an answer only when the runtime is shutting down)
-    task.await.unwrap_or_else(|_| response::error(&ApiError::database_unavailable("the runtime is shutting down")))
+    let task = requests.spawn(async move {
+        let response = handle_guarded(state, request, peer, client).await;
+        drop(in_flight);
+        response
+    });
+    match task.await {
+        Ok(response) => response,
+        // (handle_guarded answers a panic itself; this is one outside it)
+        Err(error) if error.is_panic() => panic_answer(&log),
+        // The runtime is shutting down.
+        Err(_) => response::error(&ApiError::database_unavailable("the runtime is shutting down")),
+    }
 }
 
 /// [`handle`], with a panic anywhere in it answered to that request as the stable 500 (and logged
@@ -239,21 +259,26 @@ pub async fn answer_even_if_it_panics(
         Ok(response) => response,
         Err(_) => {
             panicked();
-            let request_id = uuid::Uuid::new_v4().to_string();
-            let error = ApiError::internal("panic");
-            let mut response = response::error(&error);
-            if let Ok(value) = HeaderValue::from_str(&request_id) {
-                response.headers_mut().insert(REQUEST_ID, value);
-            }
-            log.write(serde_json::json!({
-                "message": "request",
-                "request_id": request_id,
-                "status": 500,
-                "cause": "panic",
-            }));
-            response
+            panic_answer(log)
         }
     }
+}
+
+/// The stable 500 for a request whose handling panicked, with a fresh `X-Request-Id`, and its request
+/// line (cause `panic`).
+fn panic_answer(log: &LogSink) -> Response<Body> {
+    let request_id = uuid::Uuid::new_v4().to_string();
+    let mut response = response::error(&ApiError::internal("panic"));
+    if let Ok(value) = HeaderValue::from_str(&request_id) {
+        response.headers_mut().insert(REQUEST_ID, value);
+    }
+    log.write(serde_json::json!({
+        "message": "request",
+        "request_id": request_id,
+        "status": 500,
+        "cause": "panic",
+    }));
+    response
 }
 
 /// One request from `peer` (the connection's address).

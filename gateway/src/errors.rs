@@ -3,18 +3,22 @@
 //! | outcome | answer |
 //! |---|---|
 //! | SQLSTATE `PTxyz` raised by our SQL | HTTP xyz, `{error: MESSAGE, field: DETAIL}` |
-//! | class 08, 40001, 40P01, 55P03, 57P01, 57P03, 53300, 57014, 25006; a lost connection; pool timeout | 503 `try_again` |
-//! | 42883, 42P13, 42804, 0A000, 3F000: the functions are older than the gateway (`schema_behind`) | 503 `try_again` |
+//! | class 08, 40001, 40P01, 55P03, 57P01, 57P03, 53300, 57014, 25006, 26000; a lost connection; pool timeout | 503 `try_again` |
+//! | 42883, 3F000, 0A000 raised by the gateway's own statement, not inside a function: the functions are older than the gateway (`schema_behind`) | 503 `try_again` |
 //! | anything else | 500 `internal_error` |
 //!
 //! 57014 (statement cancelled by `statement_timeout`) joins the transient list: it is the server's
 //! side of the same deadline whose client side is a pool timeout. 25006 is a node that became read
-//! only (demoted by a failover). `schema_behind` is a gateway newer than the functions in place: a
-//! function it calls is missing or has another signature or result (a migration under way, or one
-//! that gave up); its cause in the log line and `ingest_db_calls_total{outcome="schema_behind"}` say
-//! so. After either, the connection is not used again (its prepared statements may be stale). No
-//! database message, constraint or table name ever reaches a client; a 500's SQLSTATE and PL/pgSQL
-//! context go to the log line.
+//! only (demoted by a failover); 26000 a prepared statement the server no longer holds.
+//! `schema_behind` is a gateway newer than the functions in place: the function its statement calls
+//! is missing or has another signature (42883), its schema is missing (3F000), or its result changed
+//! under a statement prepared before (0A000, "cached plan must not change result type") — a
+//! migration under way, or one that gave up. Only when the error is the statement's own (no
+//! PL/pgSQL context): the same codes raised inside a function are a fault of ours, a 500. Its cause
+//! in the log line and `ingest_db_calls_total{outcome="schema_behind"}` say so. After 0A000, 25006
+//! or 26000 the connection is not used again (its prepared statements are stale, or it is no longer
+//! the primary's). No database message, constraint or table name ever reaches a client; a 500's
+//! SQLSTATE and PL/pgSQL context go to the log line.
 
 use std::borrow::Cow;
 
@@ -33,6 +37,8 @@ pub struct ApiError {
     /// The SQLSTATE of a database error that was not a refusal of ours, for the gateway's own
     /// decisions (metrics, the standby's fallback, the connection kept or not); never sent.
     pub sqlstate: Option<SqlState>,
+    /// Whether it says that the functions are older than the gateway (see the module's table).
+    pub schema_behind: bool,
 }
 
 const TRANSIENT_CLASSES: &[&str] = &["08"];
@@ -45,18 +51,18 @@ const TRANSIENT_STATES: &[SqlState] = &[
     SqlState::TOO_MANY_CONNECTIONS,
     SqlState::QUERY_CANCELED,
     SqlState::READ_ONLY_SQL_TRANSACTION,
+    SqlState::INVALID_SQL_STATEMENT_NAME,
 ];
 
-/// A function the gateway calls is missing, or not the one it expects: undefined (42883), its
-/// definition or result changed (42P13, 42804; 0A000 is "cached plan must not change result type",
-/// a statement prepared before the change), its schema missing (3F000).
-const SCHEMA_BEHIND_STATES: &[SqlState] = &[
-    SqlState::UNDEFINED_FUNCTION,
-    SqlState::INVALID_FUNCTION_DEFINITION,
-    SqlState::DATATYPE_MISMATCH,
-    SqlState::FEATURE_NOT_SUPPORTED,
-    SqlState::INVALID_SCHEMA_NAME,
-];
+/// Raised by the gateway's own statement (not inside a function), a function it calls is not the
+/// one it expects: see the module's table.
+const SCHEMA_BEHIND_STATES: &[SqlState] =
+    &[SqlState::UNDEFINED_FUNCTION, SqlState::INVALID_SCHEMA_NAME, SqlState::FEATURE_NOT_SUPPORTED];
+
+/// After these the connection is not used again: its prepared statements are stale (0A000, 26000),
+/// or its server no longer takes writes (25006).
+const DISCARDING_STATES: &[SqlState] =
+    &[SqlState::FEATURE_NOT_SUPPORTED, SqlState::INVALID_SQL_STATEMENT_NAME, SqlState::READ_ONLY_SQL_TRANSACTION];
 
 impl ApiError {
     pub fn new(status: StatusCode, code: &'static str) -> Self {
@@ -67,6 +73,7 @@ impl ApiError {
             cause: None,
             retry_after_seconds: None,
             sqlstate: None,
+            schema_behind: false,
         }
     }
 
@@ -122,15 +129,10 @@ impl ApiError {
         self.sqlstate.as_ref().map(SqlState::code)
     }
 
-    /// Whether the functions in place are older than this gateway (see the module's table).
-    pub fn is_schema_behind(&self) -> bool {
-        self.sqlstate.as_ref().is_some_and(|state| SCHEMA_BEHIND_STATES.contains(state))
-    }
-
-    /// Whether the connection that gave this error must not serve another call: its prepared
-    /// statements may be stale (schema behind), or the node no longer takes writes (25006).
+    /// Whether the connection that gave this error must not serve another call (see
+    /// [`DISCARDING_STATES`]).
     pub fn discards_connection(&self) -> bool {
-        self.is_schema_behind() || self.sqlstate == Some(SqlState::READ_ONLY_SQL_TRANSACTION)
+        self.sqlstate.as_ref().is_some_and(|state| DISCARDING_STATES.contains(state))
     }
 
     /// 429 `rate_limited`, to be retried after `seconds` (≥ 1).
@@ -179,7 +181,8 @@ impl ApiError {
             return answer;
         }
         let cause = format!("sqlstate {}{}", state.code(), db.where_().map(|w| format!(" at {w}")).unwrap_or_default());
-        let error = if SCHEMA_BEHIND_STATES.contains(state) {
+        let schema_behind = db.where_().is_none() && SCHEMA_BEHIND_STATES.contains(state);
+        let error = if schema_behind {
             Self::database_unavailable(format!("schema_behind: {cause}"))
         } else if TRANSIENT_STATES.contains(state)
             || TRANSIENT_CLASSES.iter().any(|class| state.code().starts_with(class))
@@ -188,7 +191,7 @@ impl ApiError {
         } else {
             Self::internal(cause)
         };
-        ApiError { sqlstate: Some(state.clone()), ..error }
+        ApiError { sqlstate: Some(state.clone()), schema_behind, ..error }
     }
 }
 
@@ -208,6 +211,7 @@ pub fn refusal(state: &str, message: &str, detail: Option<&str>) -> Option<ApiEr
             cause: None,
             retry_after_seconds: None,
             sqlstate: None,
+            schema_behind: false,
         }),
         _ => Some(ApiError::internal(format!("sqlstate {state} with an unusable refusal"))),
     }
@@ -243,18 +247,19 @@ mod tests {
         let kept =
             ApiError { sqlstate: Some(SqlState::T_R_SERIALIZATION_FAILURE), ..ApiError::database_unavailable("x") };
         assert_eq!(kept.sqlstate(), Some("40001"));
-        assert!(!kept.is_schema_behind() && !kept.discards_connection());
+        assert!(!kept.schema_behind && !kept.discards_connection());
     }
 
     #[test]
-    fn functions_older_than_the_gateway_are_schema_behind_and_their_connection_is_dropped() {
-        for state in SCHEMA_BEHIND_STATES {
-            let error = ApiError { sqlstate: Some(state.clone()), ..ApiError::database_unavailable("x") };
-            assert!(error.is_schema_behind() && error.discards_connection(), "{state:?}");
-        }
-        let demoted =
-            ApiError { sqlstate: Some(SqlState::READ_ONLY_SQL_TRANSACTION), ..ApiError::database_unavailable("x") };
-        assert!(!demoted.is_schema_behind() && demoted.discards_connection());
+    fn a_connection_is_dropped_after_a_stale_statement_or_a_demoted_server_only() {
+        let with = |state: SqlState| ApiError { sqlstate: Some(state), ..ApiError::database_unavailable("x") };
+        assert!(with(SqlState::FEATURE_NOT_SUPPORTED).discards_connection(), "cached plan must not change result type");
+        assert!(with(SqlState::INVALID_SQL_STATEMENT_NAME).discards_connection());
+        assert!(with(SqlState::READ_ONLY_SQL_TRANSACTION).discards_connection());
+        assert!(
+            !with(SqlState::UNDEFINED_FUNCTION).discards_connection(),
+            "a statement that failed to prepare is not kept"
+        );
         assert!(TRANSIENT_STATES.contains(&SqlState::READ_ONLY_SQL_TRANSACTION), "a demoted node answers 503");
     }
 

@@ -6,7 +6,7 @@
 
 use std::future::Future;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -26,6 +26,8 @@ use crate::response::Body;
 pub struct Connections {
     /// One permit per open connection.
     pub slots: Arc<Semaphore>,
+    /// How many are open now.
+    pub open: Arc<AtomicUsize>,
     /// A request head must arrive within this (it is also the idle keep-alive timeout).
     pub header_timeout: Duration,
     /// A write of an answer that waits this long without the client taking a byte fails, and the
@@ -87,6 +89,8 @@ pub async fn accept_until<S, D>(
             },
             () = &mut shutdown => break,
         };
+        connections.open.fetch_add(1, Ordering::Relaxed);
+        let open = connections.open.clone();
         // An answer larger than the socket's send buffer goes out in several writes; without this,
         // Nagle's algorithm holds its last small segment until the client acknowledges the rest.
         let _ = stream.set_nodelay(true);
@@ -113,6 +117,7 @@ pub async fn accept_until<S, D>(
                     }
                 }
             }
+            open.fetch_sub(1, Ordering::Relaxed);
             drop(slot);
         });
     }

@@ -229,7 +229,7 @@ impl CallOutcome {
     pub fn of(error: Option<&ApiError>) -> CallOutcome {
         let Some(error) = error else { return CallOutcome::Ok };
         match error.status.as_u16() {
-            _ if error.is_schema_behind() => CallOutcome::SchemaBehind,
+            _ if error.schema_behind => CallOutcome::SchemaBehind,
             503 => CallOutcome::TryAgain,
             status if (400..500).contains(&status) => CallOutcome::Refused,
             _ => CallOutcome::Internal,
@@ -681,7 +681,11 @@ mod tests {
         assert_eq!(CallOutcome::of(Some(&refused(422))), CallOutcome::Refused);
         assert_eq!(CallOutcome::of(Some(&ApiError::database_unavailable("x"))), CallOutcome::TryAgain);
         assert_eq!(CallOutcome::of(Some(&ApiError::internal("x"))), CallOutcome::Internal);
-        let behind = ApiError { sqlstate: Some(SqlState::UNDEFINED_FUNCTION), ..ApiError::database_unavailable("x") };
+        let behind = ApiError {
+            sqlstate: Some(SqlState::UNDEFINED_FUNCTION),
+            schema_behind: true,
+            ..ApiError::database_unavailable("x")
+        };
         assert_eq!(CallOutcome::of(Some(&behind)), CallOutcome::SchemaBehind);
     }
 

@@ -52,7 +52,7 @@ impl Default for Patience {
 }
 
 /// The highest migration this binary holds: the schema version `migrate` brings a database to, and
-/// the one readiness expects (`api.schema_version()` at least this).
+/// the one readiness expects (`api.functions_version()` at least this).
 pub fn latest_version() -> i64 {
     embedded::migrations::runner().get_migrations().iter().map(|m| i64::from(m.version())).max().unwrap_or(0)
 }
@@ -310,18 +310,23 @@ async fn keep_secrets_out_of_the_server_log(client: &tokio_postgres::Client) -> 
 /// take advisory locks could take an operator's writer key and hold it: that operator's watermark,
 /// on the primary and in the standby's publication, would stay where it is, and its cursor stop
 /// advancing. Privileges on `pg_catalog`'s functions need a superuser (they belong to the bootstrap
-/// superuser); without one every run says so, naming the statements a superuser runs once.
+/// superuser); without one, every run while PUBLIC may still take them says so, naming the
+/// statements a superuser runs once.
 async fn keep_advisory_locks_to_the_owner(client: &tokio_postgres::Client) -> Result<(), String> {
-    let superuser: bool = client
+    let row = client
         .query_one(
-            "SELECT coalesce((SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user), false)",
+            "SELECT coalesce((SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user), false), \
+                    pg_catalog.has_function_privilege('public', 'pg_catalog.pg_advisory_xact_lock_shared(integer, integer)', 'EXECUTE')",
             &[],
         )
         .await
-        .map_err(|e| format!("advisory locks: {}", describe(&e)))?
-        .get(0);
+        .map_err(|e| format!("advisory locks: {}", describe(&e)))?;
+    let (superuser, open_to_public): (bool, bool) = (row.get(0), row.get(1));
     if superuser {
         client.batch_execute(ADVISORY_LOCKS_TO_THE_OWNER).await.map_err(|e| format!("advisory locks: {}", describe(&e)))
+    } else if !open_to_public {
+        // (a superuser took them away already)
+        Ok(())
     } else {
         tracing::warn!(
             "any database login may take the bookings feed's writer lock and hold an operator's feed still: run \

@@ -1,8 +1,10 @@
 //! Readiness: whether this process should be sent traffic now, as `GET /readyz` answers it.
 //!
-//! The gateway is ready when a database call succeeds within [`DEADLINE`] and the database's schema
-//! is at least the version this binary migrates to ([`crate::migrate::latest_version`]). The call is
-//! `api.schema_version()`, one per probe at most, on a connection of the probe's own (the gateway's
+//! The gateway is ready when a database call succeeds within [`DEADLINE`] and the database's
+//! functions are at least the version this binary migrates to ([`crate::migrate::latest_version`]):
+//! the version `ingest migrate` recorded in the transaction that applied them, so a database whose
+//! migrations are ahead of its functions (a run under way, or given up) is behind. The call is
+//! `api.functions_version()`, one per probe at most, on a connection of the probe's own (the gateway's
 //! login and role, made lazily and kept), not a pooled one: a pool busy with requests is no reason
 //! to leave the balancer, and a probe never takes a request's connection. A schema newer than the
 //! binary is ready: migrations run before new binaries roll out, and the old ones keep serving
@@ -11,7 +13,8 @@
 //! A reason says why not, in a word and never with a database message: `database_unreachable` (no
 //! answer within the deadline), `database_error` (the database answered with an error: a login
 //! that cannot take its role, a missing grant), `schema_behind` (older than the binary, or without
-//! `api.schema_version()` at all: a database that was never migrated by this binary's line), and
+//! `api.functions_version()` at all: functions older than it, or a database never migrated by this
+//! binary's line), and
 //! `shutting_down` (set by the listener, not here).
 
 use std::time::Duration;
@@ -28,7 +31,7 @@ use crate::db_tls::DatabaseLink;
 /// The longest one readiness probe waits for the database (connection included).
 pub const DEADLINE: Duration = Duration::from_secs(1);
 
-const SCHEMA_VERSION: &str = "SELECT api.schema_version()::bigint";
+const SCHEMA_VERSION: &str = "SELECT api.functions_version()::bigint";
 
 /// Why the process is not ready.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -199,7 +199,8 @@ pub async fn serve(listener: TcpListener, state: Arc<AppState>, shutdown: impl F
         }
     };
     let connections = Connections {
-        slots: state.connections.clone(),
+        slots: state.connection_slots.clone(),
+        open: state.open_connections.clone(),
         header_timeout: state.config.header_timeout,
         send_timeout: state.config.send_timeout,
         read_buffer: Some(READ_BUFFER_LIMIT),

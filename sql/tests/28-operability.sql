@@ -3,7 +3,7 @@
 -- which the worker asks at start (issue 31). Each is one role's alone, reads no operator
 -- data, and the backlog counts only what an operations person alerts on.
 BEGIN;
-SELECT plan(23);
+SELECT plan(24);
 
 -- The schema version ------------------------------------------------------------------------------
 
@@ -11,29 +11,35 @@ CREATE TEMP TABLE applied AS SELECT max(version)::integer AS version FROM refine
 GRANT SELECT ON applied TO PUBLIC;
 SELECT tests.lend_temporary_to_project_roles();
 SELECT tests.act_as_gateway();
+SELECT is(api.functions_version(), (SELECT version FROM applied),
+          'api.functions_version() is the highest migration applied, as the gateway reads it');
 SELECT is(api.schema_version(), (SELECT version FROM applied),
-          'api.schema_version() is the highest migration applied, as the gateway reads it');
+          'so is api.schema_version(), which gateways before api.functions_version() read');
 SELECT tests.act_as_superuser();
-SELECT ok(has_function_privilege('ingest_gateway', 'api.schema_version()', 'EXECUTE'),
-          'ingest_gateway may call api.schema_version()');
-SELECT ok(NOT has_function_privilege('webhook_worker', 'api.schema_version()', 'EXECUTE')
+SELECT ok(has_function_privilege('ingest_gateway', 'api.functions_version()', 'EXECUTE')
+          AND has_function_privilege('ingest_gateway', 'api.schema_version()', 'EXECUTE'),
+          'ingest_gateway may call both');
+SELECT ok(NOT has_function_privilege('webhook_worker', 'api.functions_version()', 'EXECUTE')
+          AND NOT has_function_privilege('authenticated', 'api.functions_version()', 'EXECUTE')
+          AND NOT has_function_privilege('platform_service', 'api.functions_version()', 'EXECUTE')
+          AND NOT has_function_privilege('webhook_worker', 'api.schema_version()', 'EXECUTE')
           AND NOT has_function_privilege('authenticated', 'api.schema_version()', 'EXECUTE')
           AND NOT has_function_privilege('platform_service', 'api.schema_version()', 'EXECUTE'),
-          'no other role may call api.schema_version()');
+          'no other role may call either');
 SELECT ok(NOT has_table_privilege('ingest_gateway', 'app.migration_history', 'SELECT')
           AND NOT has_table_privilege('webhook_worker', 'app.migration_history', 'SELECT'),
           'no login reads the migration history itself');
-SELECT is((SELECT p.prosecdef AND p.proconfig = ARRAY['search_path=pg_catalog, pg_temp']
-             FROM pg_proc AS p WHERE p.oid = 'api.schema_version()'::regprocedure), true,
-          'api.schema_version() is SECURITY DEFINER with the project''s search path');
+SELECT is((SELECT bool_and(p.prosecdef AND p.proconfig = ARRAY['search_path=pg_catalog, pg_temp'])
+             FROM pg_proc AS p WHERE p.oid IN ('api.schema_version()'::regprocedure, 'api.functions_version()'::regprocedure)),
+          true, 'both are SECURITY DEFINER with the project''s search path');
 -- A migration applied after the functions (each commits on its own; the functions' transaction
 -- comes after, and may give up) does not count until the functions are applied for it.
 INSERT INTO refinery_schema_history (version, name, applied_on, checksum)
 VALUES ((SELECT version + 1 FROM applied), 'pgtap_pending_functions', '', '0');
-SELECT is(api.schema_version(), (SELECT version FROM applied),
+SELECT is(api.functions_version(), (SELECT version FROM applied),
           'a migration whose functions are not applied yet leaves the version where the functions stand');
 SELECT isnt(app.deployed_rules_refresh(), NULL, 'the functions applied again (as ingest migrate ends)');
-SELECT is(api.schema_version(), (SELECT version + 1 FROM applied), 'then it counts');
+SELECT is(api.functions_version(), (SELECT version + 1 FROM applied), 'then it counts');
 
 -- The webhook backlog -----------------------------------------------------------------------------
 

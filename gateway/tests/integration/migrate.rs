@@ -451,3 +451,27 @@ async fn while_the_functions_lag_the_schema_the_gateway_is_unready_and_answers_5
     assert_eq!(lot().await.status, 201, "the lot is written with the functions in place");
     app.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_function_missing_inside_a_functions_body_is_a_fault_of_ours_not_a_schema_behind() {
+    let url = create_database(true).await;
+    let app = TestApp::spawn_on(&url, |_| {}).await;
+    let (_, credential) = app.operator_with_credential().await;
+    // api.ping as the gateway calls it, its body calling a function that does not exist.
+    connect(&url)
+        .await
+        .batch_execute(
+            "CREATE OR REPLACE FUNCTION api.ping(p_authorization text, OUT status integer, OUT body jsonb) \
+                 SECURITY DEFINER LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp \
+                 AS $$ BEGIN PERFORM app.no_such_function(); END $$",
+        )
+        .await
+        .unwrap();
+    let answer = app.ping(Some(&credential.bearer())).await;
+    answer.assert_error(500, "internal_error", None);
+    let cause = app.log_of(&answer)["cause"].as_str().unwrap_or_default().to_string();
+    assert!(cause.starts_with("sqlstate 42883 at PL/pgSQL function api.ping"), "{cause}");
+    assert_eq!(app.metric("ingest_db_calls_total{outcome=\"schema_behind\"}").await, 0.0);
+    assert_eq!(app.metric("ingest_db_calls_total{outcome=\"internal\"}").await, 1.0);
+    app.shutdown().await;
+}

@@ -296,7 +296,19 @@ async fn readiness_is_503_schema_behind_against_functions_older_than_the_binary(
     owner.execute("UPDATE app.deployed_rules SET schema_version = NULL", &[]).await.unwrap();
     assert_unready(&admin_get(&app, "/readyz").await, "schema_behind");
 
-    // A database migrated by a binary before readiness existed has no api.schema_version() at all.
+    // Functions older than api.functions_version(), whose api.schema_version() already reports the
+    // newest migration applied (a run whose functions were not applied yet): behind.
+    owner
+        .batch_execute(
+            "CREATE OR REPLACE FUNCTION api.schema_version() RETURNS integer SECURITY DEFINER LANGUAGE sql \
+                 SET search_path = pg_catalog, pg_temp AS 'SELECT max(version)::integer FROM app.migration_history'; \
+             DROP FUNCTION api.functions_version()",
+        )
+        .await
+        .unwrap();
+    assert_unready(&admin_get(&app, "/readyz").await, "schema_behind");
+
+    // A database migrated by a binary before readiness existed has neither.
     owner.batch_execute("DROP FUNCTION api.schema_version()").await.unwrap();
     assert_unready(&admin_get(&app, "/readyz").await, "schema_behind");
     assert_unready(&admin_get(&app, "/readyz").await, "schema_behind");
