@@ -28,6 +28,7 @@ mod bookings_feed_cursor;
 mod database_outage;
 mod database_tls;
 mod edge_source;
+mod error_codes;
 mod logging;
 mod lots;
 mod lots_concurrency;
