@@ -92,6 +92,32 @@ pub struct DatabaseLink {
     pub mode: SslMode,
 }
 
+/// What `url` connects to, in words, its password only as set or unset (`ingest config`).
+pub fn describe(url: &str) -> String {
+    let Ok(link) = DatabaseLink::parse(url, "the connection string") else {
+        return "(set; not a connection string this binary reads)".to_string();
+    };
+    let config = &link.config;
+    let hosts: Vec<String> = config
+        .get_hosts()
+        .iter()
+        .map(|host| match host {
+            tokio_postgres::config::Host::Tcp(name) => name.clone(),
+            tokio_postgres::config::Host::Unix(path) => path.display().to_string(),
+        })
+        .collect();
+    let ports: Vec<String> = config.get_ports().iter().map(ToString::to_string).collect();
+    format!(
+        "host={} port={} dbname={} user={} sslmode={:?} password={}",
+        hosts.join(","),
+        ports.join(","),
+        config.get_dbname().unwrap_or(""),
+        config.get_user().unwrap_or(""),
+        link.mode,
+        if config.get_password().is_some() { "(set)" } else { "(unset)" }
+    )
+}
+
 impl DatabaseLink {
     /// Reads `url` (URL or key=value form); `setting` names it in messages (`DATABASE_URL`). Reads
     /// the `sslrootcert` file now, so a missing one stops the start, not the first request.
@@ -474,6 +500,15 @@ mod tests {
 
     fn some(text: &str) -> Option<String> {
         Some(text.to_string())
+    }
+
+    #[test]
+    fn a_connection_is_described_without_its_password_in_either_form() {
+        let url = describe("postgres://gw:hunter2@db.internal:5433/ingest?sslmode=require");
+        assert_eq!(url, "host=db.internal port=5433 dbname=ingest user=gw sslmode=Require password=(set)");
+        let pairs = describe("host=db user=worker password='s3 cret' dbname=ingest");
+        assert!(!pairs.contains("s3") && pairs.ends_with("password=(set)"), "{pairs}");
+        assert_eq!(describe("nonsense ==="), "(set; not a connection string this binary reads)");
     }
 
     #[test]

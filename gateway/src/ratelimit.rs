@@ -27,55 +27,15 @@ use std::time::{Duration, Instant};
 /// No bucket outlives this: the spec's edge workers are replaced at least every 400 seconds.
 pub const MAX_BUCKET_AGE: Duration = Duration::from_secs(400);
 
-/// A bucket's shape: at most `burst` tokens, one more every `interval`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Rate {
-    pub burst: u32,
-    pub interval: Duration,
-}
+pub use crate::config::{Limits, Rate};
 
 impl Rate {
-    pub const fn new(burst: u32, interval: Duration) -> Rate {
-        Rate { burst, interval }
-    }
-
     fn per_second(self) -> f64 {
         1.0 / self.interval.as_secs_f64()
     }
-
-    /// `<burst>/<seconds>s`: 60/1s, 20/3s, 1000/3.6s.
-    pub fn parse(text: &str) -> Option<Rate> {
-        let (burst, interval) = text.split_once('/')?;
-        let seconds: f64 = interval.strip_suffix('s')?.parse().ok()?;
-        let burst: u32 = burst.parse().ok()?;
-        (burst >= 1 && seconds.is_finite() && seconds > 0.0).then(|| Rate::new(burst, Duration::from_secs_f64(seconds)))
-    }
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct Limits {
-    pub all_requests: Rate,
-    pub failed_auth: Rate,
-    pub reads: Rate,
-    pub writes_burst: Rate,
-    pub writes_hourly: Rate,
-    /// The most buckets held at once.
-    pub max_buckets: usize,
 }
 
 impl Limits {
-    /// The spec's numbers.
-    pub fn spec() -> Limits {
-        Limits {
-            all_requests: Rate::new(240, Duration::from_millis(250)),
-            failed_auth: Rate::new(20, Duration::from_secs(3)),
-            reads: Rate::new(120, Duration::from_millis(500)),
-            writes_burst: Rate::new(60, Duration::from_secs(1)),
-            writes_hourly: Rate::new(1000, Duration::from_millis(3600)),
-            max_buckets: 100_000,
-        }
-    }
-
     fn rate(&self, kind: BucketKind) -> Rate {
         match kind {
             BucketKind::AllRequests => self.all_requests,

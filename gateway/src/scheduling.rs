@@ -10,25 +10,9 @@
 //! cores, as in `make bench` (which asks for `batch`); in production the database usually runs
 //! elsewhere, so the default, `normal`, leaves the policy the process was started with.
 
-/// The policy every thread of the process runs under.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CpuScheduling {
-    /// `batch`: `SCHED_BATCH`, no preemption on wake-up.
-    Batch,
-    /// `normal` (default): as started (`SCHED_OTHER` unless the service manager chose otherwise).
-    Normal,
-}
+pub use crate::config::CpuScheduling;
 
 impl CpuScheduling {
-    /// Reads `CPU_SCHEDULING` through `lookup`: `normal` (also when unset or empty) or `batch`.
-    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, String> {
-        match lookup("CPU_SCHEDULING").as_deref() {
-            None | Some("") | Some("normal") => Ok(CpuScheduling::Normal),
-            Some("batch") => Ok(CpuScheduling::Batch),
-            Some(_) => Err("CPU_SCHEDULING must be batch or normal".to_string()),
-        }
-    }
-
     /// Puts the calling thread under the policy. Called first thing in `main`, before any other
     /// thread exists: a thread starts under the policy of the thread that started it, so the
     /// runtime's workers, its blocking pool and the log writer all inherit it. Err: why the kernel
@@ -64,7 +48,7 @@ mod tests {
     use super::*;
 
     fn read(value: Option<&str>) -> Result<CpuScheduling, String> {
-        CpuScheduling::from_lookup(|name| {
+        crate::config::cpu_scheduling(&|name: &str| {
             assert_eq!(name, "CPU_SCHEDULING");
             value.map(str::to_string)
         })

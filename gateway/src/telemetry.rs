@@ -173,14 +173,15 @@ fn write_stdout(text: &[u8]) {
     }
 }
 
-/// Operational logging through `tracing`, as JSON lines on the same writer; filter from `LOG_LEVEL`
-/// (default: info, with the database driver at warn so server NOTICEs never reach the log). Keep
-/// the guard until the process ends: dropping it writes out what is still buffered (waiting up to
-/// a second for that).
-pub fn init() -> WriterGuard {
+/// Operational logging through `tracing`, as JSON lines on the same writer; `filter` is `LOG_LEVEL`
+/// (`crate::config`: by default info, with the database driver at warn so server NOTICEs never
+/// reach the log). Keep the guard until the process ends: dropping it writes out what is still
+/// buffered (waiting up to a second for that).
+pub fn init(filter: &str) -> WriterGuard {
     let (writer, guard) = log_writer::spawn(std::io::stdout());
     let _ = WRITER.set(writer.clone());
-    let filter = tracing_subscriber::EnvFilter::try_from_env("LOG_LEVEL")
+    // (checked when the settings were read)
+    let filter = tracing_subscriber::EnvFilter::try_new(filter)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,tokio_postgres=warn"));
     let _ = tracing_subscriber::fmt()
         .json()

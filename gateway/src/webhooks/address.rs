@@ -86,46 +86,9 @@ fn is_public_with(address: IpAddr, nat64: &[Nat64Prefix]) -> bool {
     }
 }
 
-/// A NAT64 prefix (RFC 6052): its addresses carry an IPv4 address, the one the translator sends to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Nat64Prefix {
-    network: Ipv6Addr,
-    /// 32, 40, 48, 56, 64 or 96.
-    length: u8,
-}
+pub use crate::config::Nat64Prefix;
 
 impl Nat64Prefix {
-    /// The lengths RFC 6052 §2.2 defines.
-    const LENGTHS: [u8; 6] = [32, 40, 48, 56, 64, 96];
-
-    /// `WEBHOOK_NAT64_PREFIXES`: IPv6 prefixes, comma-separated, each of a length RFC 6052 defines
-    /// (/32, /40, /48, /56, /64, /96), with no bit set beyond its length, and for a /96 none in bits
-    /// 64-71 (the octet RFC 6052 reserves). Empty: none.
-    pub fn parse_list(text: &str) -> Result<Vec<Nat64Prefix>, String> {
-        const NAME: &str = "WEBHOOK_NAT64_PREFIXES";
-        crate::config::comma_items(text)
-            .map(|item| {
-                let Ok(net) = item.parse::<Ipv6Net>() else {
-                    return Err(format!("{NAME}: not an IPv6 prefix such as 2001:db8:64::/96: {item:?}"));
-                };
-                let (network, length) = (net.network(), net.prefix_len());
-                if !Nat64Prefix::LENGTHS.contains(&length) {
-                    return Err(format!(
-                        "{NAME}: {item:?}: a NAT64 prefix is /32, /40, /48, /56, /64 or /96 (RFC 6052)"
-                    ));
-                }
-                if network != net.addr() {
-                    let meant = net.trunc();
-                    return Err(format!("{NAME}: {item:?}: bits are set beyond the /{length} ({meant}?)"));
-                }
-                if network.octets()[8] != 0 {
-                    return Err(format!("{NAME}: {item:?}: bits 64-71 of a NAT64 prefix must be zero (RFC 6052)"));
-                }
-                Ok(Nat64Prefix { network, length })
-            })
-            .collect()
-    }
-
     fn contains(&self, address: Ipv6Addr) -> bool {
         in_v6((self.network, self.length), address)
     }
@@ -157,10 +120,9 @@ impl AddressPolicy {
         AddressPolicy::default()
     }
 
-    /// The registries, plus `ranges` (CIDR, comma-separated: `WEBHOOK_PUBLIC_RANGES`).
-    pub fn with_public_ranges(ranges: &str) -> Result<Self, String> {
-        let also_public = crate::config::cidr_ranges("WEBHOOK_PUBLIC_RANGES", ranges)?;
-        Ok(AddressPolicy { also_public, nat64: Vec::new() })
+    /// The registries, plus `ranges` (`WEBHOOK_PUBLIC_RANGES`).
+    pub fn with_public_ranges(ranges: &[IpNet]) -> Self {
+        AddressPolicy { also_public: ranges.to_vec(), nat64: Vec::new() }
     }
 
     /// The same, with `prefixes` read as NAT64 prefixes (`WEBHOOK_NAT64_PREFIXES`): an address in one
@@ -425,8 +387,7 @@ mod tests {
         let over_mapped = AddressPolicy::production().with_nat64_prefixes(&[prefix("::/32")]);
         assert!(!over_mapped.permits("::ffff:10.0.0.1".parse().unwrap()));
         // Declared public ranges still add to it.
-        let staging = AddressPolicy::with_public_ranges("2a00:1450:4001:829::/96")
-            .unwrap()
+        let staging = AddressPolicy::with_public_ranges(&ranges("2a00:1450:4001:829::/96").unwrap())
             .with_nat64_prefixes(&[prefix("2a00:1450:4001:829::/64")]);
         assert!(staging.permits("2a00:1450:4001:829::a00:1".parse().unwrap()));
         assert!(!staging.permits("2a00:1450:4001:829:a:0:100:0".parse().unwrap()));
@@ -465,13 +426,18 @@ mod tests {
         assert!(!production.permits("10.1.2.3".parse().unwrap()));
         assert!(production.permits("8.8.8.8".parse().unwrap()));
 
-        let staging = AddressPolicy::with_public_ranges(" 10.20.0.0/16, fd00::/8 ").unwrap();
+        let staging = AddressPolicy::with_public_ranges(&ranges(" 10.20.0.0/16, fd00::/8 ").unwrap());
         assert!(staging.permits("10.20.3.4".parse().unwrap()));
         assert!(staging.permits("fd12::1".parse().unwrap()));
         assert!(!staging.permits("10.21.0.1".parse().unwrap()));
         assert!(!staging.permits("127.0.0.1".parse().unwrap()), "loopback only when listed");
-        assert!(AddressPolicy::with_public_ranges("").unwrap().also_public.is_empty());
-        assert!(AddressPolicy::with_public_ranges("10.0.0.0/33").unwrap_err().contains("WEBHOOK_PUBLIC_RANGES"));
-        assert!(AddressPolicy::with_public_ranges("nonsense").is_err());
+        assert!(AddressPolicy::with_public_ranges(&ranges("").unwrap()).also_public.is_empty());
+        assert!(ranges("10.0.0.0/33").unwrap_err().contains("WEBHOOK_PUBLIC_RANGES"));
+        assert!(ranges("nonsense").is_err());
+    }
+
+    /// `WEBHOOK_PUBLIC_RANGES` as the settings read it.
+    fn ranges(text: &str) -> Result<Vec<IpNet>, String> {
+        crate::config::cidr_ranges("WEBHOOK_PUBLIC_RANGES", text)
     }
 }

@@ -100,7 +100,7 @@ impl WorkerWiring {
             resolver: Arc::new(SystemResolver::new()?),
             extra_roots,
             port: 443,
-            policy: AddressPolicy::with_public_ranges(&settings.public_ranges)?
+            policy: AddressPolicy::with_public_ranges(&settings.public_ranges)
                 .with_nat64_prefixes(&settings.nat64_prefixes),
         })
     }

@@ -216,7 +216,7 @@ pub fn worker_settings(database_url: &str) -> WebhookSettings {
         per_operator: 2,
         sweep_interval: Duration::from_millis(50),
         backlog_interval: Duration::from_millis(100),
-        public_ranges: String::new(),
+        public_ranges: Vec::new(),
         nat64_prefixes: Vec::new(),
         extra_roots: None,
     }
@@ -268,7 +268,7 @@ impl Drop for RunningWorker {
 
 /// The loopback range, declared public as a staging deployment declares its network.
 pub fn loopback_is_public() -> AddressPolicy {
-    AddressPolicy::with_public_ranges("127.0.0.0/8").unwrap()
+    AddressPolicy::with_public_ranges(&["127.0.0.0/8".parse().unwrap()])
 }
 
 /// A hint as the database holds it.
