@@ -239,43 +239,67 @@ standby_gateway_metric() {
         awk -v name="$1" 'index($0, name "{") == 1 || index($0, name " ") == 1 { sum += $NF } END { printf "%d", sum }'
 }
 
-bench_size() {
-    local size="$1" lots bookings small
-    case "$size" in
-        small) lots=1000; bookings=10000; small=100 ;;
-        large) lots=10000; bookings=1000000; small=1000 ;;
-        *) echo "unknown size $size" >&2; exit 1 ;;
-    esac
-    local db="bench_$size"
+# --- one data size's steps (bench_size): each reads and sets the size's variables, which
+# bench_size declares -----------------------------------------------------------------------------
+
+# A query's one answer into $work/$2, without psql's closing line break.
+answer_file() { printf '%s' "$(psql "$admin_url" -XAtqc "$1")" >"$work/$2"; }
+
+# lot-000002 written once with another capacity, then back with lot.json: its PUT is then an
+# operator's system sending again the text it last wrote (see write_bodies).
+lot_json_written_last() {
+    psql "$admin_url" -XAtq -v ON_ERROR_STOP=1 -v body="$(cat "$work/lot.json")" -v auth="$auth" >/dev/null <<<"
+        SELECT api.lot_put(:'auth', 'lot-000002', jsonb_set(:'body', '{capacity}', to_jsonb((:'body'::jsonb ->> 'capacity')::integer + 1))::text, false);
+        SELECT api.lot_put(:'auth', 'lot-000002', :'body', false);"
+}
+
+# wrk at $c connections with the route's request, for $1 seconds, to port $2 (default: the gateway).
+gateway_run() {
+    BENCH_METHOD="$method" BENCH_PATH="$path" BENCH_AUTHORIZATION="$auth" BENCH_BODY_FILE="$body_file" \
+    BENCH_FOLLOW="$([[ "$path" == /v1/bookings* ]] && echo next)" \
+    BENCH_CHANGING="$([[ "$path" == *"{lot}"* ]] && echo capacity)" \
+    BENCH_EXPECT="$([[ "$writes" == refused* ]] && echo "${writes#refused }")" run_wrk "$c" "$1" "${2:-$port}"
+}
+
+# The bench operator's webhook endpoint disarmed, as its console would.
+endpoint_disarm() {
+    psql "$admin_url" -XqAt -v ON_ERROR_STOP=1 -v operator="$operator" >/dev/null <<<"
+        BEGIN;
+        SET LOCAL ROLE authenticated;
+        SELECT set_config('request.jwt.claims', '{\"sub\": \"00000000-0000-4000-8000-0000000be4c0\", \"role\": \"authenticated\"}', true),
+               set_config('request.headers', json_build_object('x-tenant-id', :'operator')::text, true);
+        SELECT count(*) FROM console.webhook_endpoint_disarm();
+        COMMIT;"
+}
+
+# A fresh database of the size, migrated, generated (bench/generate.sql) and analysed; its bearer.
+make_database() {
+    db="bench_$size"
     admin_url="$("$cluster" url "$db" postgres)"
-    local gateway_url; gateway_url="$("$cluster" url "$db" ingest_gateway)"
+    gateway_url="$("$cluster" url "$db" ingest_gateway)"
     psql "$cluster_url" -XqAt -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db"
     DATABASE_URL="$admin_url" LOG_LEVEL=warn "$ingest" migrate
     psql "$admin_url" -XAtq -v ON_ERROR_STOP=1 -c "CREATE SCHEMA bench" \
         -c "CREATE EXTENSION pg_stat_statements SCHEMA bench" -c "ALTER DATABASE $db SET pg_stat_statements.track = 'top'"
     echo "$size: generating $lots lots and $bookings bookings" >&2
-    local bearer
     bearer="$(psql "$admin_url" -X -v lots="$lots" -v bookings="$bookings" -v small_operators="$small" \
                    -f "$root/bench/generate.sql" | sed -n 's/^bearer=//p')"
     psql "$admin_url" -XqAt -c "VACUUM ANALYZE" -c "CHECKPOINT"
-    local operator; operator="$(psql "$admin_url" -XAtqc "SELECT id FROM app.operators WHERE name = 'Bench Large'")"
-    local auth="Bearer $bearer"
+    operator="$(psql "$admin_url" -XAtqc "SELECT id FROM app.operators WHERE name = 'Bench Large'")"
+    auth="Bearer $bearer"
+}
 
+# The request bodies the routes send, written under $work.
+write_bodies() {
     # Bodies: lot-000002 and its envelope as stored (so their PUT is unchanged), lot-000001's closures
     # as stored, and the 512 lots the changing PUT writes.
     # Written without psql's closing line break: pgbench is handed a file's text by `$(cat …)`, which
     # drops it, and wrk sends the file as it is; both must send the same bytes.
-    answer_file() { printf '%s' "$(psql "$admin_url" -XAtqc "$1")" >"$work/$2"; }
     answer_file "SELECT ((body -> 'lots' -> 0) - 'rates')::text FROM api.lots_get('$auth', 'lot-000001', 1)" lot.json
     # "unchanged" is an operator's system sending again the text it last wrote: lot-000002 is written
     # once with another capacity and once back with lot.json, which keeps that text's digest. "other
     # text" is the same values spaced otherwise: the full check runs and answers unchanged.
     sed 's/, "/,  "/g' "$work/lot.json" >"$work/lot_other_text.json"
-    lot_json_written_last() {
-        psql "$admin_url" -XAtq -v ON_ERROR_STOP=1 -v body="$(cat "$work/lot.json")" -v auth="$auth" >/dev/null <<<"
-            SELECT api.lot_put(:'auth', 'lot-000002', jsonb_set(:'body', '{capacity}', to_jsonb((:'body'::jsonb ->> 'capacity')::integer + 1))::text, false);
-            SELECT api.lot_put(:'auth', 'lot-000002', :'body', false);"
-    }
     lot_json_written_last
     answer_file "SELECT ((body -> 'lots' -> 0 -> 'rates') - 'channel')::text FROM api.lots_get('$auth', 'lot-000001', 1)" rates.json
     answer_file "SELECT jsonb_build_object('blocked_periods', jsonb_agg(p - 'overlapping_bookings'))::text
@@ -315,7 +339,10 @@ bench_size() {
     psql "$admin_url" -XAtq -v ON_ERROR_STOP=1 -v body="$changing" -v auth="$auth" >/dev/null \
         <<<"SELECT count(*) FROM generate_series(0, 511) AS k, api.lot_put(:'auth', 'bench-put-' || k, :'body', false) AS p"
     chmod a+r "$work"/*.json
+}
 
+# The release gateway and the pass-through floor, both answering.
+start_gateways() {
     # The gateway: release build, rate limits lifted, no webhook worker; its admin listener serves the
     # clocks read at one connection. CPU_SCHEDULING=batch, not the default normal: here the gateway,
     # wrk and PostgreSQL share this machine's cores, and under SCHED_BATCH a gateway thread woken by a
@@ -336,7 +363,10 @@ bench_size() {
     for ready_port in "$port" "$bare_port"; do
         for _ in $(seq 50); do curl -fs -o /dev/null -H "Authorization: $auth" "http://127.0.0.1:$ready_port/v1/ping" && break; sleep 0.1; done
     done
+}
 
+# Every route at every concurrency: gateway, pass-through, pgbench and floor in alternating rounds.
+measure_routes() {
     # name | method | path | body | pgbench script and its variables | floor script and its variables |
     # "write" (WAL per request measured) or "refused <status>" (the status every answer must have)
     local scenarios=(
@@ -361,13 +391,6 @@ bench_size() {
         "GET /bookings (500, following next)|GET|/v1/bookings?limit=500||bookings_page.sql -D next=none -D limit=500|bookings_page.sql -D limit=500 -D at=-infinity -D ref=none|"
     )
     local scenario name method path body pgb floor writes c body_file pgb_args extra floor_args
-    # wrk at $c connections with the route's request, for $1 seconds, to port $2 (default: the gateway).
-    gateway_run() {
-        BENCH_METHOD="$method" BENCH_PATH="$path" BENCH_AUTHORIZATION="$auth" BENCH_BODY_FILE="$body_file" \
-        BENCH_FOLLOW="$([[ "$path" == /v1/bookings* ]] && echo next)" \
-        BENCH_CHANGING="$([[ "$path" == *"{lot}"* ]] && echo capacity)" \
-        BENCH_EXPECT="$([[ "$writes" == refused* ]] && echo "${writes#refused }")" run_wrk "$c" "$1" "${2:-$port}"
-    }
     for scenario in "${scenarios[@]}"; do
         IFS='|' read -r name method path body pgb floor writes <<<"$scenario"
         body_file=""; extra=(); floor_args=()
@@ -409,7 +432,11 @@ bench_size() {
             rows+=("$size|$name|$c|$gw|$pg|$fl|$wal|$bare")
         done
     done
-    # The feed from the standby (issue 34): a second gateway reads it there, the first from the
+}
+
+# The feed read through a second gateway from a standby made for it, against the primary.
+measure_feed_from_standby() {
+    # The feed from the standby: a second gateway reads it there, the first from the
     # primary, in alternating rounds at 16 connections, while the lag is sampled. The standby is
     # made of the cluster as it is now and removed after, so it replays nothing while the other
     # routes are measured (and needs no replication slot: it is never far behind).
@@ -448,7 +475,11 @@ bench_size() {
     standby_rows+=("${feed_rows[@]/%/|$lag_max}")
     stop "$standby_gateway_pid"; standby_gateway_pid=""
     "$cluster" standby-stop
-    # Booking writes (issue 33), as the platform makes them: one booking a transaction through
+}
+
+# The platform's booking writes against their floor, the endpoint armed, then not.
+measure_booking_writes() {
+    # Booking writes, as the platform makes them: one booking a transaction through
     # platform.booking_record and platform.booking_update (a status change, a date change), at 1 and
     # 16 connections, with the operator's webhook endpoint armed (bench/generate.sql armed it: every
     # write leaves a hint; no worker runs, so the hints pile up as they would behind a slow receiver),
@@ -456,15 +487,6 @@ bench_size() {
     # platform's functions are SECURITY DEFINER: pgbench calls them as the superuser, against the
     # plainest SQL writing the same row with every trigger on, the lot found by its key
     # (bench/floor/booking_*.sql). No gateway side: no HTTP route writes bookings.
-    endpoint_disarm() {
-        psql "$admin_url" -XqAt -v ON_ERROR_STOP=1 -v operator="$operator" >/dev/null <<<"
-            BEGIN;
-            SET LOCAL ROLE authenticated;
-            SELECT set_config('request.jwt.claims', '{\"sub\": \"00000000-0000-4000-8000-0000000be4c0\", \"role\": \"authenticated\"}', true),
-                   set_config('request.headers', json_build_object('x-tenant-id', :'operator')::text, true);
-            SELECT count(*) FROM console.webhook_endpoint_disarm();
-            COMMIT;"
-    }
     local booking_writes=("platform.booking_record|booking_record.sql" "platform.booking_update, status|booking_status.sql"
                           "platform.booking_update, dates|booking_dates.sql")
     local booking_vars=(-D "operator=$operator" -D "lots=$lots" -D "bookings=$bookings")
@@ -486,6 +508,10 @@ bench_size() {
             done
         done
     done
+}
+
+# An unchanged lot PUT and a GET of the lot in the same seconds.
+measure_interleaved() {
     # An unchanged lot PUT against a GET of the lot: both scripts in one pgbench run at one connection,
     # interleaved at random, so that both are measured in the same seconds.
     echo "$size: PUT lot, unchanged and GET one lot, interleaved" >&2
@@ -495,11 +521,33 @@ bench_size() {
         -f "$root/bench/pgbench/lots_page.sql" -D after=lot-000001 -D limit=1 >/dev/null
     script_p50() { awk -v script="$1" '$4 == script { print $3 / 1000 }' "$work/pgb.counted" | percentile 50; }
     interleaved+=("$size: $(script_p50 0) / $(script_p50 1)")
+}
+
+# The gateway's and the pass-through's peak resident memory; then both are stopped.
+record_peaks() {
     peak_of() { awk '/VmHWM/ { printf "%.1f MiB", $2 / 1024 }' "/proc/$1/status"; }
     peak_rss+=("$size: $(peak_of "$gateway_pid")")
     bare_peak_rss+=("$size: $(peak_of "$bare_pid")")
     stop "$gateway_pid"; gateway_pid=""
     stop "$bare_pid"; bare_pid=""
+}
+
+bench_size() {
+    # (the size's variables, which the steps below read and set)
+    local size="$1" lots bookings small db gateway_url bearer operator auth
+    case "$size" in
+        small) lots=1000; bookings=10000; small=100 ;;
+        large) lots=10000; bookings=1000000; small=1000 ;;
+        *) echo "unknown size $size" >&2; exit 1 ;;
+    esac
+    make_database
+    write_bodies
+    start_gateways
+    measure_routes
+    measure_feed_from_standby
+    measure_booking_writes
+    measure_interleaved
+    record_peaks
 }
 
 for size in $sizes; do bench_size "$size"; done

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The performance targets (issue 14), read off a results table that bench/run.sh wrote, printed as
+# The performance targets, read off a results table that bench/run.sh wrote, printed as
 # markdown: each target, what the run measured and whether it is met. With a second file (an
 # earlier run's RESULTS.md), also that run's figures beside this one's: the before and after.
 #
@@ -12,8 +12,7 @@ results="$1"
 earlier="${2:-/dev/null}"
 
 # Rows "size|route|conns|gw_rps|gw_p50|gw_p99|gw_err|pg_tps|pg_p50|pg_p99|pg_err|gw_pg|floor_tps|floor_p50|fn_floor|wal
-# |bare_rps|bare_p50|bare_err|gw_bare|bare_pg" of a results table, spaces trimmed (runs before the
-# pass-through floor have no bare_* fields).
+# |bare_rps|bare_p50|bare_err|gw_bare|bare_pg" of a results table, spaces trimmed.
 table_rows() {
     # (only the rows of the results section: a finished RESULTS.md also has the comparison with the
     # earlier run, whose rows begin with a size too)
@@ -27,27 +26,26 @@ table_rows() {
 earlier_run="$(grep -o -m1 'on [0-9-]*, commit [0-9a-f]*' "$earlier" || true)"
 # "small: 58.8 MiB large: 58.7 MiB" from the line run.sh writes.
 peak_rss="$(sed -n 's/^Gateway peak resident memory: \(.*\)\.$/\1/p' "$results")"
-# The same for the pass-through (runs before it was measured have none: "-").
+# The same for the pass-through.
 bare_peak_rss="$(sed -n 's/^Pass-through peak resident memory, the same requests: \(.*\)\.$/\1/p' "$results")"
 # Seconds the gateway was measured on a route, from the header run.sh writes ("…, each side measured
-# 6 s on a route"; before rounds, "…, 5 s per run").
-duration="$(grep -o -m1 -e 'measured [0-9]* s on a route' -e '[0-9]* s per run' "$results" | grep -o "[0-9]*" | head -1 || true)"
+# 6 s on a route").
+duration="$(grep -o -m1 'measured [0-9]* s on a route' "$results" | grep -o "[0-9]*" | head -1 || true)"
 # "small: 0.29 / 0.33 large: 0.27 / 0.31": an unchanged lot PUT / a GET of the lot, p50 in ms,
-# interleaved in one pgbench run (runs before it was measured so have no such line, and no such row).
+# interleaved in one pgbench run.
 interleaved="$(sed -n 's/^PUT lot, unchanged \/ GET one lot, interleaved .*(p50, ms): \(.*\)\.$/\1/p' "$results")"
 
 # Rows "route|size|own_us|body_kib" of the one-connection table (the gateway's own code per request,
-# in µs, and the request body's KiB). Runs before the table had a body column give "-": the KiB are
-# then read from the route's name ("64 KiB read"), as they were judged then.
+# in µs, and the request body's KiB).
 own_rows() {
-    awk -F'|' '/^\| [^|]+ \| (small|large) \| [0-9.]+ \|/ && (NF == 9 || NF == 10) {
-        r = $2; s = $3; o = $(NF - 2); k = NF == 10 ? $4 : "-"
+    awk -F'|' '/^\| [^|]+ \| (small|large) \| [0-9.]+ \|/ && NF == 10 {
+        r = $2; s = $3; o = $(NF - 2); k = $4
         gsub(/^ +| +$/, "", r); gsub(/^ +| +$/, "", s); gsub(/^ +| +$/, "", o); gsub(/^ +| +$/, "", k)
         print r "|" s "|" o "|" k }' "$1"
 }
 
 # Rows "route|size|conns|primary_rps|primary_p50|standby_rps|standby_p50|ratio|errors|served|fallbacks|age|wal"
-# of the table of the feed from a standby (runs before it was measured have none).
+# of the table of the feed from a standby.
 standby_rows() {
     awk -F'|' '/^## / { in_standby = ($0 ~ /^## The feed from a standby/) }
                in_standby && /^\| GET / {
@@ -71,8 +69,7 @@ standby_rows() {
         rows[++n] = k; size[k] = $2; route[k] = $3; conns[k] = $4
         gw[k] = $5; gw_p50[k] = $6; gw_err[k] = $8; pg[k] = $9; pg_p50[k] = $10; pg_err[k] = $12
         ratio[k] = $13; floor_p50[k] = $15; fn_floor[k] = $16; wal[k] = $17
-        bare[k] = (NF >= 22) ? $18 : "-"; bare_p50[k] = (NF >= 22) ? $19 : "-"; bare_err[k] = (NF >= 22 && $20 != "-") ? $20 : 0
-        gw_bare[k] = (NF >= 22) ? $21 : "-"
+        bare[k] = $18; bare_p50[k] = $19; bare_err[k] = ($20 != "-") ? $20 : 0; gw_bare[k] = $21
     }
     END {
         print "## Targets"
@@ -89,7 +86,7 @@ standby_rows() {
                 printf "| read function ≤ 2 × its floor | %s | %s | %s ms ÷ %s ms = %s | %s |\n",
                     size[k], route[k], ms(pg_p50[k]), ms(floor_p50[k]), fn_floor[k], met(fn_floor[k] <= 2)
         }
-        # Issue 33: the gateway against the floor its architecture cannot beat (the pass-through), on
+        # The gateway against the floor its architecture cannot beat (the pass-through), on
         # every route and at every concurrency; against pgbench only where the database call takes 1 ms
         # or more (pgbench p50 at one connection), where the share of HTTP is small.
         for (i = 1; i <= n; i++) {
@@ -113,13 +110,12 @@ standby_rows() {
                     met(gw_p50[k] - bare_p50[k] <= 0.03)
         }
         # Own code: 20 µs a request, plus 4 µs per KiB of body (the body column of the table) for the JSON
-        # syntax check, which since issue 32 the gateway makes instead of the database: a strict
+        # syntax check, which the gateway makes (not the database): a strict
         # reading at 250 MB/s or better, the fixed cost of a request left at 20 µs (bench/FINDINGS.md,
         # "Own code: a fixed cost and a reading rate").
         for (o = 1; o <= n_own; o++) {
             split(owns[o], own, "|")
-            if (own[4] != "-") kib = own[4] + 0
-            else kib = match(own[1], /[0-9]+ KiB/) ? substr(own[1], RSTART, RLENGTH) + 0 : 0
+            kib = own[4] + 0
             if (own[3] != "-")
                 printf "| own code of the gateway ≤ 20 µs + 4 µs per KiB of body, one connection | %s | %s | %s µs (≤ %.0f) | %s |\n",
                     own[2], own[1], own[3], 20 + 4 * kib, met(own[3] <= 20 + 4 * kib)
@@ -149,7 +145,7 @@ standby_rows() {
                 printf "| any 64 KiB body ≤ 10 ms (through the gateway) | %s | %s | %s ms | %s |\n",
                     size[k], route[k], ms(gw_p50[k]), met(gw_p50[k] <= 10)
         }
-        # Issue 32: JSON syntax read by the gateway. A refused body is answered without the database
+        # JSON syntax read by the gateway. A refused body is answered without the database
         # reading it; a sound one costs what jsonb spends reading it (the floor of the row), plus 2 ms.
         for (i = 1; i <= n; i++) {
             k = rows[i]
@@ -161,7 +157,7 @@ standby_rows() {
                     size[k], route[k], ms(gw_p50[k]), ms(floor_p50[k]), ms(gw_p50[k] - floor_p50[k]),
                     met(gw_p50[k] - floor_p50[k] <= 2)
         }
-        # Issue 33: booking writes as the platform makes them, against the plainest SQL writing the
+        # Booking writes as the platform makes them, against the plainest SQL writing the
         # same row with every trigger on, and at 10 000 lots against 1 000.
         for (i = 1; i <= n; i++) {
             k = rows[i]
@@ -188,7 +184,7 @@ standby_rows() {
                     feeds[f], ms(pg_p50[large]), ms(pg_p50[small]), pg_p50[large] / pg_p50[small],
                     met(pg_p50[large] / pg_p50[small] <= 1.2)
         }
-        # Issue 34: the feed from a hot standby against the same feed from the primary.
+        # The feed from a hot standby against the same feed from the primary.
         for (i = 1; i <= n_standby; i++) {
             split(standbys[i], sb, "|")
             printf "| the feed from a standby ≥ 0.9 × from the primary, 16 connections | %s | %s | %s ÷ %s req/s = %s (reads by the standby %s, fallbacks %s; publication age ≤ %s s, WAL to replay ≤ %s B) | %s |\n",
