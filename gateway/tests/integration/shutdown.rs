@@ -84,8 +84,8 @@ async fn shutdown_does_not_wait_for_an_idle_keep_alive_connection() {
 async fn shutdown_does_not_wait_for_a_client_that_connected_and_sent_nothing() {
     let mut app = TestApp::spawn().await;
     let mut stream = TcpStream::connect(app.addr).await.unwrap();
-    // Let the server accept the connection.
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    // The server has accepted the connection.
+    app.metric_reaches("ingest_http_connections", 1.0).await;
 
     let started = Instant::now();
     app.begin_shutdown();

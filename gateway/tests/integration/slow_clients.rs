@@ -33,8 +33,7 @@ async fn a_client_that_goes_away_mid_body_gets_no_answer_and_writes_nothing() {
     let received = until_closed(&mut stream, Duration::from_secs(5)).await.expect("the server closes");
     assert!(received.is_empty(), "no answer: {:?}", String::from_utf8_lossy(&received));
 
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    let line = app.logs().into_iter().find(|line| line["route"] == "/lots/{external_id}").expect("a request line");
+    let line = app.request_line_of("/lots/{external_id}").await;
     assert_eq!(line["status"], 499, "logged as a client abort: {line}");
     assert!(app.lot_ids(&credential).await.is_empty(), "nothing was written");
 }
@@ -120,7 +119,8 @@ async fn open_connections_are_capped_and_new_ones_wait_for_a_free_slot() {
         stream.write_all((put_head(&credential.bearer(), 100) + "{").as_bytes()).await.unwrap();
         stalled.push(stream);
     }
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    // (every slot is taken once the three are accepted)
+    app.metric_reaches("ingest_http_connections", 3.0).await;
     let asked = Instant::now();
     let response = app.ping(Some(&credential.bearer())).await;
     assert_eq!(response.status, 200);
@@ -150,7 +150,8 @@ async fn a_client_that_never_reads_its_answers_is_disconnected_after_the_send_ti
         let _ = tokio::time::timeout(Duration::from_secs(10), never_reads.write_all(requests.as_bytes())).await;
         never_reads
     });
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // (the only slot is taken once it is accepted)
+    app.metric_reaches("ingest_http_connections", 1.0).await;
 
     let mut next = TcpStream::connect(app.addr).await.unwrap();
     next.write_all(b"GET /v1/nope HTTP/1.1\r\nhost: x\r\n\r\n").await.unwrap();

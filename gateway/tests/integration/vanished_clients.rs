@@ -12,7 +12,7 @@
 //! - Each such request writes its one log line, status 499 with the answer it had in `outcome`, and
 //!   is counted in the metrics under 499.
 
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use tokio::io::AsyncWriteExt as _;
 use tokio::net::TcpStream;
@@ -43,19 +43,6 @@ fn forwarded(source: &str) -> String {
     edge_forward(EDGE_SECRET, source, now)
 }
 
-/// Waits (at most 10 s) until the gateway's metric `series` is `value`.
-async fn metric_reaches(app: &TestApp, series: &str, value: f64) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let now = app.metric(series).await;
-        if now == value {
-            return;
-        }
-        assert!(Instant::now() < deadline, "{series} is {now}, not {value}, after 10 s");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
-
 /// Sends `GET /v1/lots` with each `(source, authorization)` on a connection of its own, holds them
 /// in the database until every one is waiting there, closes every connection, waits until the
 /// gateway has dropped them (while the requests are still held), then lets the database answer
@@ -77,14 +64,14 @@ async fn requests_whose_clients_vanish(app: &TestApp, requests: &[(String, Strin
     let count = i64::try_from(requests.len()).unwrap();
     wait_for_sessions_blocked_by(&app.database_url, backend_pid(&locker).await, count).await;
     drop(connections);
-    metric_reaches(app, "ingest_http_connections", open_before).await;
+    app.metric_reaches("ingest_http_connections", open_before).await;
     assert_eq!(
         app.metric("ingest_http_requests_in_flight").await,
         count as f64,
         "the gateway dropped the connections; their requests still run"
     );
     locker.batch_execute("COMMIT").await.unwrap();
-    metric_reaches(app, "ingest_http_requests_in_flight", 0.0).await;
+    app.metric_reaches("ingest_http_requests_in_flight", 0.0).await;
 }
 
 /// The request log lines of `GET /lots` written so far.

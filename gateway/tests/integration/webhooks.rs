@@ -162,7 +162,10 @@ async fn five_failures_make_a_hint_dead_and_it_is_never_sent_again() {
         // The schedule waits minutes; the test moves the next attempt to now.
         world.app.make_hints_due(&operator).await;
     }
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // A sweep after the hint died (made due again) claims nothing: it stays dead after five, as the
+    // same sweeps above claimed each attempt while it was due.
+    worker.a_whole_sweep_from_now(SETTLE).await;
+    assert_eq!(world.app.hints_of(&reference).await, [hint("dead", 5, Some(503), Some("http_status"))]);
     assert_eq!(world.receiver.received().len(), 5, "five attempts, then none");
     worker.stop().await;
 }
@@ -203,7 +206,9 @@ async fn a_disarmed_endpoints_hints_die_and_are_never_sent() {
     let worker = world.worker(to_receiver());
     let hints = world.app.wait_for_hints(&reference, SETTLE, |h| h.iter().all(|h| h.state == "dead")).await;
     assert_eq!(hints, [hint("dead", 0, None, Some("endpoint_disarmed"))]);
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Whole sweeps since claim nothing (the other tests' sweeps claim a due hint at once).
+    worker.a_whole_sweep_from_now(SETTLE).await;
+    assert_eq!(world.app.hints_of(&reference).await, [hint("dead", 0, None, Some("endpoint_disarmed"))]);
     assert!(world.receiver.received().is_empty());
     worker.stop().await;
 }

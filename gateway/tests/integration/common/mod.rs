@@ -355,6 +355,34 @@ impl TestApp {
             .sum()
     }
 
+    /// Waits (at most 10 s) until the gateway's metric `series` (as [`TestApp::metric`] reads it) is
+    /// `value`.
+    pub async fn metric_reaches(&self, series: &str, value: f64) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let now = self.metric(series).await;
+            if now == value {
+                return;
+            }
+            assert!(std::time::Instant::now() < deadline, "{series} is {now}, not {value}, after 10 s");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// Waits (at most 5 s) for the request line of `route` and answers it.
+    pub async fn request_line_of(&self, route: &str) -> Value {
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        loop {
+            if let Some(line) =
+                self.logs().into_iter().find(|line| line["message"] == "request" && line["route"] == route)
+            {
+                return line;
+            }
+            assert!(std::time::Instant::now() < deadline, "no request line of {route} within 5 s");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
     /// A client for the admin listener.
     pub fn admin(&self) -> Http {
         self.admin.clone()

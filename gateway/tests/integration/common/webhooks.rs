@@ -256,6 +256,23 @@ impl RunningWorker {
     pub fn log_lines(&self) -> Vec<Value> {
         self.logs.lock().unwrap().clone()
     }
+
+    /// Waits (at most `limit`) until a whole sweep has run since this moment: two sweeps completed
+    /// after it, so the second began after it. Whatever such a sweep claims is in the database
+    /// then, so a test that finds nothing claimed has seen the worker decline it.
+    pub async fn a_whole_sweep_from_now(&self, limit: Duration) {
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs_f64();
+        let started = std::time::Instant::now();
+        let mut completed = Vec::new();
+        while completed.len() < 2 {
+            let last = self.metrics.last_sweep();
+            if last > now && completed.last() != Some(&last) {
+                completed.push(last);
+            }
+            assert!(started.elapsed() < limit, "the worker did not sweep twice within {limit:?}");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
 }
 
 impl Drop for RunningWorker {
