@@ -248,7 +248,11 @@ async fn a_slow_endpoint_of_one_operator_never_delays_another_operators_hints() 
     let (quick, _) = world.app.webhook_operator("https://hooks.example.test/in").await;
     let worker = world.worker(to_receiver());
     // The slow operator's hints take their two slots and hold them for 4 s each.
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    let taking = std::time::Instant::now();
+    while world.receiver.received_at("/delay/4000").len() < 2 {
+        assert!(taking.elapsed() < SETTLE, "the slow operator's two attempts never arrived");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     let started = std::time::Instant::now();
     let reference = world.app.record_hooked_booking(&quick).await;
     world.app.wait_for_hints(&reference, SETTLE, |h| h.iter().all(|h| h.state == "delivered")).await;
