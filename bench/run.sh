@@ -453,7 +453,7 @@ measure_feed_from_standby() {
     sample_standby_lag "$db" >"$work/lag.samples" &
     lag_sampler_pid=$!
     local feed_routes=("GET /bookings (500, following next)|/v1/bookings?limit=500" "GET /bookings (200, following next)|/v1/bookings?limit=200")
-    local feed_route served_before fallbacks_before feed_rows=()
+    local feed_route served_before fallbacks_before feed_rows=() name path method body_file writes c round
     for feed_route in "${feed_routes[@]}"; do
         IFS='|' read -r name path <<<"$feed_route"
         method=GET; body_file=""; writes=""; c=16
@@ -490,7 +490,7 @@ measure_booking_writes() {
     local booking_writes=("platform.booking_record|booking_record.sql" "platform.booking_update, status|booking_status.sql"
                           "platform.booking_update, dates|booking_dates.sql")
     local booking_vars=(-D "operator=$operator" -D "lots=$lots" -D "bookings=$bookings")
-    local armed entry script
+    local armed entry script name c round
     for armed in "armed" "not armed"; do
         [ "$armed" = "not armed" ] && endpoint_disarm
         for entry in "${booking_writes[@]}"; do

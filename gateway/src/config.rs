@@ -264,7 +264,8 @@ impl Config {
     /// by `connection`, which must leave its password out (`crate::db_tls::describe`).
     pub fn effective(&self, connection: impl Fn(&str) -> String) -> String {
         let without_password = &connection;
-        let duration = |d: Duration| format!("{}ms", d.as_millis());
+        // (in the settings' own units, so that each line can be set again as it is printed)
+        let duration = |d: Duration| d.as_millis().to_string();
         let ranges = |ranges: &[IpNet]| ranges.iter().map(ToString::to_string).collect::<Vec<_>>().join(",");
         let on = |on: bool| if on { "on" } else { "off" }.to_string();
         let mut lines: Vec<(&str, String)> = vec![
@@ -645,7 +646,7 @@ mod tests {
             "RATE_LIMIT_WRITES_HOURLY=1000/3.6s",
             "WEBHOOK_NAT64_PREFIXES=64:ff9b:1::/48",
             "BASE_PATH=/v1",
-            "DATABASE_TIMEOUT_MS=5000ms",
+            "DATABASE_TIMEOUT_MS=5000",
             "LOG_LEVEL=info,tokio_postgres=warn",
             "CPU_SCHEDULING=normal",
             "DATABASE_READ_URL=",

@@ -155,7 +155,9 @@ pub async fn serve_with_admin(
     });
     let publisher = publish_for_the_standby(&state);
     serve(listener, state, shutdown).await;
-    // (a publication under way may take the whole DATABASE_TIMEOUT_MS: not on shutdown's time)
+    // It publishes while requests drain (a feed read from the standby still needs a fresh
+    // publication), and is aborted once the API is done: a publication under way may take the whole
+    // DATABASE_TIMEOUT_MS, not on shutdown's time, and one after the pool closed only fails.
     if let Some(publisher) = publisher {
         publisher.abort();
         let _ = publisher.await;

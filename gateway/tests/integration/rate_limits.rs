@@ -317,6 +317,8 @@ async fn a_source_with_a_full_failed_auth_bucket_gets_twenty_slow_requests_throu
             break answer;
         }
         assert_eq!(answer.status, 200, "{}", answer.text());
+        // (a few pings a second: the credential's 120 reads last the whole wait)
+        tokio::time::sleep(Duration::from_millis(20)).await;
     };
     assert_refused_by(&refused, "failed_auth");
     for request in in_flight {
