@@ -78,8 +78,7 @@ impl Call {
         Call { function, args }
     }
 
-    /// The statement. (Made at each call: a few dozen bytes, next to a database round trip; the
-    /// connection prepares it once and finds it again by this text.)
+    /// The statement (`crate::routes::statement` keeps the table's, made once).
     pub fn sql(&self) -> String {
         let mut sql = format!("SELECT status, body::text FROM {}(", self.function);
         for n in 1..=self.args.len() {

@@ -10,6 +10,7 @@ use crate::db::{Answer, Database};
 use crate::errors::ApiError;
 use crate::json_syntax;
 use crate::query::Query;
+use crate::routes;
 
 /// The Authorization header as text, or None when absent, repeated or not visible ASCII: all of
 /// them reach the database as "no credential" and answer the uniform 401.
@@ -47,5 +48,5 @@ pub fn values<'a>(
 
 /// Runs `call` with `values`.
 pub async fn call(db: &Database, call: &Call, values: &Values<'_>) -> Result<Answer, ApiError> {
-    db.call(&call.sql(), &call.bind(values)).await
+    db.call(routes::statement(call), &call.bind(values)).await
 }

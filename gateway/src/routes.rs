@@ -9,6 +9,9 @@
 //! characters of valid UTF-8 (`a%2Fb` is `a/b`). A segment that does not decode to that still
 //! matches the route; its id is `None`, and the database refuses it after authentication.
 
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
 use http::Method;
 
 use crate::calls::{Arg, Call};
@@ -325,6 +328,19 @@ pub const ROUTES: &[RouteSpec] = &[
     },
 ];
 
+/// The statement of `call`, one of the table's: each made once (`Call::sql`), not at every request.
+pub fn statement(call: &Call) -> &'static str {
+    static STATEMENTS: LazyLock<HashMap<&'static str, String>> = LazyLock::new(|| {
+        let operations = ROUTES.iter().flat_map(|spec| spec.operations);
+        let calls = operations.flat_map(|operation| {
+            let standby = operation.standby.iter().flat_map(|standby| [standby.assertion, standby.page]);
+            std::iter::once(operation.call).chain(standby)
+        });
+        calls.map(|call| (call.function, call.sql())).collect()
+    });
+    STATEMENTS.get(call.function).map(String::as_str).expect("every call is one of the route table's")
+}
+
 impl Route {
     pub fn spec(self) -> &'static RouteSpec {
         ROUTES.iter().find(|spec| spec.route == self).expect("every route has its entry")
@@ -424,6 +440,15 @@ mod tests {
         assert_eq!(id(&format!("/v1/lots/{}", "é".repeat(200))), Some("é".repeat(200)));
         assert_eq!(id(&format!("/v1/lots/{}", "x".repeat(201))), None);
         assert_eq!(route(&format!("/v1/lots/{}", "x".repeat(201))), Some(Route::Lot));
+    }
+
+    #[test]
+    fn each_calls_statement_is_made_once_from_its_declaration() {
+        let lots = Route::Lots.operation(&Method::GET).unwrap().call;
+        assert_eq!(statement(&lots), "SELECT status, body::text FROM api.lots_get($1, $2, $3)");
+        assert!(std::ptr::eq(statement(&lots), statement(&lots)));
+        let standby = Route::Bookings.operation(&Method::GET).unwrap().standby.as_ref().unwrap();
+        assert_eq!(statement(&standby.page), standby.page.sql());
     }
 
     #[test]

@@ -75,7 +75,7 @@ async fn answer(pool: Pool, request: Request<Incoming>) -> Result<Response<Full<
     }
     // (no connection or no statement: 503 for the request, never a panic of the connection's task)
     let Ok(client) = pool.get().await else { return Ok(status_only(StatusCode::SERVICE_UNAVAILABLE)) };
-    let Ok(statement) = client.prepare_cached(&operation.call.sql()).await else {
+    let Ok(statement) = client.prepare_cached(gateway::routes::statement(&operation.call)).await else {
         return Ok(status_only(StatusCode::SERVICE_UNAVAILABLE));
     };
     let values = Values {

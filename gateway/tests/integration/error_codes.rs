@@ -36,12 +36,13 @@ struct Function {
     codes: BTreeMap<String, Option<u16>>,
 }
 
-fn read_tree(dir: &Path, files: &mut Vec<String>) {
+/// The text of every file under `dir` whose name ends in `.<extension>`, subfolders included.
+fn read_tree(dir: &Path, extension: &str, files: &mut Vec<String>) {
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
         if path.is_dir() {
-            read_tree(&path, files);
-        } else if path.extension().is_some_and(|ext| ext == "sql") {
+            read_tree(&path, extension, files);
+        } else if path.extension().is_some_and(|ext| ext == extension) {
             files.push(std::fs::read_to_string(&path).unwrap());
         }
     }
@@ -88,7 +89,7 @@ fn literals(text: &str) -> Vec<(String, Option<u16>)> {
 /// The functions of sql/functions by name, each with what it calls and the codes it writes.
 fn sql_functions() -> BTreeMap<String, Function> {
     let mut files = Vec::new();
-    read_tree(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../sql/functions"), &mut files);
+    read_tree(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../sql/functions"), "sql", &mut files);
     let mut functions: BTreeMap<String, Function> = BTreeMap::new();
     for file in files {
         let text = without_comments(&file);
@@ -163,19 +164,9 @@ fn reachable_codes(
 /// (499 `client_abort` is never sent), and the body faults its JSON syntax reading sends the
 /// database (`Fault { error: "invalid_json", … }`, raised there as 422).
 fn gateway_codes() -> BTreeMap<String, u16> {
-    fn read_rust(dir: &Path, files: &mut Vec<String>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                read_rust(&path, files);
-            } else if path.extension().is_some_and(|ext| ext == "rs") {
-                files.push(std::fs::read_to_string(path).unwrap());
-            }
-        }
-    }
     let mut codes = BTreeMap::new();
     let mut files = Vec::new();
-    read_rust(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut files);
+    read_tree(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), "rs", &mut files);
     for text in files {
         // (a module's own tests, and a test module in a file of its own, answer nothing)
         let text = text.split("#[cfg(test)]").next().unwrap();
