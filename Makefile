@@ -16,7 +16,7 @@ CLUSTER := sql/dev/cluster.sh
 LISTEN_ADDR ?= 127.0.0.1:8080
 BASE_PATH ?= /v1
 
-.PHONY: help deps db build run test lint test-sql test-rust test-openapi test-contract test-examples fuzz bench \
+.PHONY: help deps db build run test lint test-sql test-rust test-openapi test-contract test-docs-page test-examples fuzz bench \
         openapi-document openapi-python-client
 
 help:
@@ -47,7 +47,7 @@ run: db build
 test: deps
 	@$(CLUSTER) start
 	cargo build --locked --bin ingest
-	$(MAKE) --no-print-directory lint test-sql test-rust test-openapi test-contract test-examples
+	$(MAKE) --no-print-directory lint test-sql test-rust test-openapi test-contract test-docs-page test-examples
 
 # The code's layout is rustfmt's (rustfmt.toml), and clippy finds nothing, tests included.
 lint:
@@ -86,6 +86,15 @@ test-contract: openapi-python-client
 	$(CONTRACT_GATEWAY) gateway/contract/python_client_check.py
 	$(CONTRACT_GATEWAY) gateway/contract/field_forms.py
 	INGEST_BIN=target/debug/ingest gateway/contract/run.sh
+
+# The documentation page (<root>/docs) in a real headless Chromium (gateway/contract/docs_page.py):
+# the page served and the page `ingest openapi --html` prints show every operation, with no error in
+# the console and nothing asked of another address; screenshots under target/. Before it, the
+# vendored Swagger UI files the page embeds is checked against its pinned release.
+test-docs-page: openapi-document
+	gateway/vendor/swagger-ui/check.sh
+	gateway/contract/tools.sh browser
+	$(CONTRACT_GATEWAY) gateway/contract/docs_page.py
 
 # The operators' webhook receiver example (gateway/examples/webhook_receiver.py), run by its test
 # against a real delivery of the worker: the pinned requirements in a venv under target/ (made

@@ -4,8 +4,9 @@
 #   python  target/pytools: a virtual environment from requirements.txt (every version pinned)
 #   node    target/nodetools: `npm ci` from package.json and package-lock.json (Node.js and npm from
 #           Debian if absent: Debian 12's Node 18 runs every pinned version)
+#   browser Chromium from Debian's packages, for the documentation page's check (docs_page.py)
 #
-#   gateway/contract/tools.sh [python] [node]      (both when none is named)
+#   gateway/contract/tools.sh [python] [node] [browser]      (python and node when none is named)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -38,6 +39,10 @@ node_tools() {
     # No install scripts: none of these tools needs one.
     (cd "$prefix" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
     cp "$here/package-lock.json" "$prefix/installed-lock.json"
+}
+
+browser_tools() {
+    command -v chromium >/dev/null || apt_install chromium
 }
 
 [ $# -gt 0 ] || set -- python node

@@ -56,8 +56,8 @@ pub struct AppState {
     /// What the admin listener's `/metrics` serves (requests, rate limits, the pool; the webhook
     /// worker's too when it runs in this process).
     pub metrics: Metrics,
-    /// The OpenAPI document, made once, and where it is served.
-    openapi: (String, Bytes),
+    /// The OpenAPI document and its page, made once, and where they are served.
+    published: Published,
     /// Turns true when shutdown begins: a request whose body is still arriving is given up.
     draining: watch::Sender<bool>,
     /// Turns true when a shutdown is announced (the signal), before draining begins: `/readyz`
@@ -79,8 +79,7 @@ impl AppState {
     pub fn new(config: Config, db: Database, log: LogSink) -> AppState {
         let limiter = config.rate_limits.clone().map(RateLimiter::new);
         let bound = config.max_connections;
-        let document = openapi::document(&config.base_path).to_string();
-        let openapi = (openapi::path(&config.base_path), Bytes::from(document));
+        let published = Published::new(&config.base_path);
         let metrics = Metrics::gateway(db.metrics());
         AppState {
             config,
@@ -89,7 +88,7 @@ impl AppState {
             log,
             limiter,
             metrics,
-            openapi,
+            published,
             draining: watch::Sender::new(false),
             stopping: AtomicBool::new(false),
             requests: TaskTracker::new(),
@@ -291,8 +290,8 @@ where
     let request_id = uuid::Uuid::new_v4().to_string();
     let (parts, body) = request.into_parts();
     let matched = routes::match_path(&state.config.base_path, parts.uri.path());
-    let is_openapi = parts.uri.path() == state.openapi.0;
-    let route = matched.as_ref().map(|m| m.route.template()).or(is_openapi.then_some("/openapi.json"));
+    let publication = state.published.at(parts.uri.path());
+    let route = matched.as_ref().map(|m| m.route.template()).or(publication.map(Publication::route));
     let now_unix = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |elapsed| elapsed.as_secs());
     let forwarded = parts.headers.get_all(FORWARDED_CLIENT).iter().map(HeaderValue::as_bytes);
     let config = &state.config;
@@ -303,8 +302,10 @@ where
 
     let mut body_read = false;
     let outcome = match admission.request() {
-        Ok(()) if is_openapi => openapi_document(&state, &parts),
-        Ok(()) => answer(&state, &mut admission, matched, &parts, body, &mut body_read).await,
+        Ok(()) => match publication {
+            Some(publication) => state.published.answer(publication, &parts),
+            None => answer(&state, &mut admission, matched, &parts, body, &mut body_read).await,
+        },
         Err(refusal) => Err(refusal),
     };
     let (mut response, cause, answer_body) = match outcome {
@@ -401,16 +402,70 @@ where
     Ok((from_answer(answer), report))
 }
 
-/// `GET <root>/openapi.json`: no credential, no query parameter, GET (and OPTIONS) only.
-fn openapi_document(state: &AppState, parts: &Parts) -> Result<(Response<Body>, Option<Bytes>), ApiError> {
-    const ALLOW: &str = "GET, OPTIONS";
-    match parts.method {
-        Method::OPTIONS => Ok((response::options(ALLOW), None)),
-        Method::GET => {
-            query::check(parts.uri.query(), &[])?;
-            Ok((response::json(StatusCode::OK, state.openapi.1.clone()), None))
+/// What the gateway publishes at the root, beside the API: the OpenAPI document and its page.
+struct Published {
+    document_path: String,
+    document: Bytes,
+    page_path: String,
+    page: Bytes,
+    page_policy: HeaderValue,
+}
+
+#[derive(Clone, Copy)]
+enum Publication {
+    Document,
+    Page,
+}
+
+impl Publication {
+    /// The route label of its log lines and metrics.
+    fn route(self) -> &'static str {
+        match self {
+            Publication::Document => "/openapi.json",
+            Publication::Page => "/docs",
         }
-        _ => Ok((response::method_not_allowed(ALLOW), None)),
+    }
+}
+
+impl Published {
+    fn new(base_path: &str) -> Published {
+        let document = openapi::document(base_path);
+        let page = openapi::page::page(&document);
+        Published {
+            document_path: openapi::path(base_path),
+            document: Bytes::from(document.to_string()),
+            page_path: openapi::page::path(base_path),
+            page: Bytes::from(page.html),
+            page_policy: HeaderValue::from_str(&page.content_security_policy).expect("the policy is ASCII"),
+        }
+    }
+
+    fn at(&self, path: &str) -> Option<Publication> {
+        if path == self.document_path {
+            Some(Publication::Document)
+        } else if path == self.page_path {
+            Some(Publication::Page)
+        } else {
+            None
+        }
+    }
+
+    /// `GET <root>/openapi.json` and `GET <root>/docs`: no credential, no query parameter, GET (and
+    /// OPTIONS) only.
+    fn answer(&self, publication: Publication, parts: &Parts) -> Result<(Response<Body>, Option<Bytes>), ApiError> {
+        const ALLOW: &str = "GET, OPTIONS";
+        match parts.method {
+            Method::OPTIONS => Ok((response::options(ALLOW), None)),
+            Method::GET => {
+                query::check(parts.uri.query(), &[])?;
+                let response = match publication {
+                    Publication::Document => response::json(StatusCode::OK, self.document.clone()),
+                    Publication::Page => response::page(self.page.clone(), self.page_policy.clone()),
+                };
+                Ok((response, None))
+            }
+            _ => Ok((response::method_not_allowed(ALLOW), None)),
+        }
     }
 }
 

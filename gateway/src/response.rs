@@ -1,9 +1,12 @@
-//! Building answers. Every answer is JSON (or empty) and carries `X-Request-Id`; the headers that
+//! Building answers. Every answer is JSON (or empty; the documentation page is HTML) and carries
+//! `X-Request-Id`; the headers that
 //! belong to a status (`WWW-Authenticate` on 401, `Retry-After` on 409/429/503) are added here, in
 //! one place, so no route can forget them.
 
 use bytes::Bytes;
-use http::header::{HeaderValue, ALLOW, CONTENT_TYPE, RETRY_AFTER, WWW_AUTHENTICATE};
+use http::header::{
+    HeaderValue, ALLOW, CONTENT_SECURITY_POLICY, CONTENT_TYPE, RETRY_AFTER, WWW_AUTHENTICATE, X_CONTENT_TYPE_OPTIONS,
+};
 use http::{Response, StatusCode};
 use http_body_util::Full;
 
@@ -17,6 +20,16 @@ pub fn json(status: StatusCode, body: impl Into<Bytes>) -> Response<Body> {
     let mut response = Response::new(Full::new(body.into()));
     *response.status_mut() = status;
     response.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+/// The documentation page (`crate::openapi::page`), with the policy that keeps it to itself.
+pub fn page(html: Bytes, policy: HeaderValue) -> Response<Body> {
+    let mut response = Response::new(Full::new(html));
+    let headers = response.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
+    headers.insert(CONTENT_SECURITY_POLICY, policy);
+    headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     response
 }
 

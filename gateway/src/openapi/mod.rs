@@ -9,6 +9,7 @@
 //! document sits at `<root>/openapi.json` and the API at `<root>/v1`, behind any prefix an edge adds,
 //! so a client given the spec's `{base_url}` calls `{base_url}/ping`.
 
+pub mod page;
 pub mod schemas;
 
 use serde_json::{json, Map, Value};

@@ -254,6 +254,41 @@ async fn the_openapi_document_is_served_at_the_root_without_a_credential() {
 }
 
 #[tokio::test]
+async fn the_documentation_page_is_served_at_the_root_without_a_credential_and_keeps_to_itself() {
+    let app = TestApp::spawn().await;
+    let response = app.get("/docs", &[]).await;
+    assert_eq!(response.status, 200);
+    assert_eq!(response.header("content-type"), Some("text/html; charset=utf-8"));
+    assert_eq!(response.header("x-content-type-options"), Some("nosniff"));
+    let expected = gateway::openapi::page::page(&gateway::openapi::document("/v1"));
+    assert_eq!(response.header("content-security-policy"), Some(expected.content_security_policy.as_str()));
+    assert!(expected.content_security_policy.starts_with("default-src 'none'; script-src 'sha256-"));
+    assert!(expected.content_security_policy.ends_with("; frame-ancestors 'none'"));
+    let page = String::from_utf8(response.body.to_vec()).unwrap();
+    assert_eq!(page, expected.html);
+    // The document itself is in the page, so the page asks nothing of this host or any other.
+    assert!(page.contains(r#"SwaggerUIBundle({ spec: {"#));
+    assert!(!page.contains("src=\"http") && !page.contains("href=\"http"));
+    response.request_id();
+    // `ingest openapi --html` prints the same page.
+    let printed = std::process::Command::new(env!("CARGO_BIN_EXE_ingest"))
+        .args(["openapi", "--html"])
+        .env("BASE_PATH", "/v1")
+        .output()
+        .unwrap();
+    assert!(printed.status.success());
+    assert!(printed.stdout == page.as_bytes(), "the printed page differs from the served one");
+
+    let refused = app.request(http::Method::POST, "/docs", Default::default(), "").await;
+    refused.assert_error(405, "method_not_allowed", None);
+    assert_eq!(refused.header("allow"), Some("GET, OPTIONS"));
+    assert_eq!(app.request(http::Method::OPTIONS, "/docs", Default::default(), "").await.status, 204);
+    app.get("/docs?x=1", &[]).await.assert_error(422, "invalid_query", Some("x"));
+    app.get("/v1/docs", &[]).await.assert_error(404, "not_found", None);
+    app.get("/docs/", &[]).await.assert_error(404, "not_found", None);
+}
+
+#[tokio::test]
 async fn an_unknown_parameter_name_is_echoed_only_when_short_and_free_of_control_characters() {
     let app = TestApp::spawn().await;
     let long = "n".repeat(10_000);
