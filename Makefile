@@ -1,9 +1,10 @@
-# The only entry points (DESIGN §6). Each installs what it needs on a fresh Debian machine.
+# The only entry points (docs/developing.md). Each installs what it needs on a fresh Debian machine.
 #
 #   make run    local cluster under .pg/ (unless DATABASE_URL is set), migrate, seed a demo
 #               operator, print a working credential and curl line, serve on 127.0.0.1:8080
 #   make bench  the gateway and its SQL against PostgreSQL's own limit (wrk, pgbench), written to
-#               bench/RESULTS.md; `cargo bench` for the pure hot paths (BENCH_DURATION, BENCH_ROUNDS, BENCH_SIZES)
+#               bench/RESULTS.md by bench/run.sh (BENCH_DURATION, BENCH_ROUNDS, BENCH_SIZES,
+#               BENCH_CONNECTIONS); then `cargo bench` for the pure hot paths
 #   make test   every test layer: rustfmt and clippy, pgTAP (pg_prove, twice for body files: C and
 #               en_US locales), plpgsql_check, cargo tests, the OpenAPI checks, schemathesis, and the
 #               webhook receiver example against a real delivery

@@ -96,7 +96,7 @@ SELECT key_id || '.' || secret AS bearer
   FROM console.api_credential_issue('bench', ARRAY['read_supply', 'write_supply', 'read_bookings']) \gset
 COMMIT;
 
--- 10 000 more bookings of the large operator the way production writes them (issue 33): through
+-- 10 000 more bookings of the large operator the way production writes them: through
 -- platform.booking_record, one a transaction, every trigger on, with the operator's webhook endpoint
 -- armed, so the feed's stamps, the day counts and the hints table (10 000 hints waiting: no worker
 -- runs here) hold what the platform's own writes leave.

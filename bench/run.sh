@@ -19,11 +19,11 @@
 # resident memory is read from /proc at the end of each size, and the pass-through's beside it.
 #
 # The gateway and pgbench are compared in alternating rounds (wrk, then wrk to the pass-through, then
-# pgbench, then the floor, BENCH_ROUNDS times over): this machine's speed drifts by 10-30 % from one run of a few seconds to
-# the next, and rounds spread that drift over both sides instead of handing it to one. Every side is
-# measured warm: wrk runs one unmeasured second before the first round (the gateway's sessions
-# prepare the route's statement), and pgbench, whose sessions are new each round, runs a second
-# longer and only its last BENCH_DURATION ÷ BENCH_ROUNDS seconds are counted (from its
+# pgbench, then the floor, BENCH_ROUNDS times over): this machine's speed drifts from one run of a
+# few seconds to the next, and rounds spread that drift over both sides instead of handing it to
+# one. Every side is measured warm: wrk runs one unmeasured second before the first round (the
+# gateway's sessions prepare the route's statement), and pgbench, whose sessions are new each round,
+# runs a second longer and only its last BENCH_DURATION ÷ BENCH_ROUNDS seconds are counted (from its
 # per-transaction log). A row: req/s the mean of the rounds, p50 their median, p99 their highest,
 # errors their sum. After the routes, an unchanged lot PUT and a GET of the lot are interleaved in
 # one pgbench run at one connection: the same seconds for both, which the target comparing them needs.
@@ -306,18 +306,18 @@ write_bodies() {
                    FROM api.lot_blocked_periods_get('$auth', 'lot-000001') AS g,
                         jsonb_array_elements(g.body -> 'blocked_periods') AS p" closures.json
     # A body of just under 64 KiB whose last member holds what jsonb cannot hold: 422 invalid_body
-    # naming it, after the search for that member (the slowest refusal of a body).
+    # naming it, found only at the end of the body.
     awk 'BEGIN { printf "{\"name\": \"Refused\", \"arrival\": {"; for (i = 0; i < 3700; i++) printf "%s\"k%d\": \"v%d\"", (i ? ", " : ""), i, i
                  printf "}, \"zz\": \"\\u0000\"}" }' >"$work/refused_64k.json"
-    # Two more of the slowest refusals (bench/FINDINGS.md, "Any 64 KiB body"): numbers PostgreSQL
+    # Two more of the slowest refusals when the database read JSON syntax: numbers PostgreSQL
     # writes out in full (1e1000: 1 001 digits each), and a key given twice in the last of 6 500 objects.
     awk 'BEGIN { printf "{\"name\": \"Refused\", \"zz\": ["; for (i = 0; i < 9000; i++) printf "%s1e1000", (i ? "," : ""); printf "]}" }' \
         >"$work/refused_exponents.json"
     awk 'BEGIN { printf "{\"name\": \"Refused\", \"zz\": ["; for (i = 0; i < 6500; i++) printf "{\"a\": 1}, "
                  printf "{\"a\": 1, \"a\": 2}]}" }' >"$work/refused_repeated_key.json"
-    # Two more shapes that were slow when the database read JSON syntax (bench/FINDINGS.md, "A
-    # repeated key"): 16 000 tiny arrays then an object repeating a key, and 5 400 top-level members
-    # whose first key is given again last.
+    # Two more shapes that were slow when the database read JSON syntax (bench/FINDINGS.md, "JSON
+    # syntax read by the gateway"): 16 000 tiny arrays then an object repeating a key, and 5 400
+    # top-level members whose first key is given again last.
     awk 'BEGIN { printf "{\"name\": \"Refused\", \"zz\": ["; for (i = 0; i < 16000; i++) printf "[1],"
                  printf "{\"a\": 1, \"a\": 2}]}" }' >"$work/refused_tiny_arrays.json"
     awk 'BEGIN { printf "{\"name\": \"Refused\""; for (i = 0; i < 5400; i++) printf ", \"m%d\": 1", i
@@ -346,9 +346,9 @@ start_gateways() {
     # The gateway: release build, rate limits lifted, no webhook worker; its admin listener serves the
     # clocks read at one connection. CPU_SCHEDULING=batch, not the default normal: here the gateway,
     # wrk and PostgreSQL share this machine's cores, and under SCHED_BATCH a gateway thread woken by a
-    # backend's answer does not preempt a running backend mid-call (ping at 16 connections 0.65 ->
-    # 0.77 x pgbench: bench/FINDINGS.md, "Sixteen connections: the gateway's threads under
-    # SCHED_BATCH"). With the database on other machines, as in production, it gains nothing.
+    # backend's answer does not preempt a running backend mid-call (bench/FINDINGS.md,
+    # "CPU_SCHEDULING=batch where the database shares the cores"). With the database on other
+    # machines, as in production, it gains nothing.
     DATABASE_URL="$gateway_url" LISTEN_ADDR="127.0.0.1:$port" RATE_LIMITS=off DATABASE_POOL_SIZE=64 \
         CPU_SCHEDULING=batch WEBHOOK_WORKER=off ADMIN_LISTEN_ADDR="127.0.0.1:$admin_port" LOG_LEVEL=warn \
         "$ingest" serve >"$work/gateway.log" 2>&1 &
@@ -563,9 +563,10 @@ if [ -f "$out" ]; then cp "$out" "$earlier"; else : >"$earlier"; fi
     echo "Written by \`make bench\` (bench/run.sh) on $(date -u +%Y-%m-%d), commit $(git -C "$root" rev-parse --short HEAD),"
     echo "$(nproc) cores, $(psql "$admin_url" -XAtqc 'SHOW server_version'), each side measured ${duration} s on a route,"
     echo "in $rounds alternating rounds of $window s (see bench/run.sh). **Rate limits"
-    echo "lifted for the run (RATE_LIMITS=off).** Gateway: release build, pool of 64, request log at warn,"
-    echo "CPU_SCHEDULING=batch (it shares these cores with PostgreSQL; the default is normal); wrk over"
-    echo "loopback. pgbench: the gateway's own SQL call as its role (\`-M prepared\`). Floor: the plainest SQL"
+    echo "lifted for the run (RATE_LIMITS=off).** Gateway: release build, pool of 64, every request line"
+    echo "written to a file (LOG_LEVEL=warn quiets only the operational log), CPU_SCHEDULING=batch (it"
+    echo "shares these cores with PostgreSQL; the default is normal); wrk over loopback. pgbench: the"
+    echo "gateway's own SQL call as its role (\`-M prepared\`). Floor: the plainest SQL"
     echo "returning the same JSON, as the superuser (no row-level security; GET /lots checks the credential by"
     echo "key id and HMAC, the other floors none). req/s and tps: the rounds' mean; latencies in ms, p50 the"
     echo "rounds' median, p99 the highest of the rounds';"
@@ -641,7 +642,7 @@ if [ -f "$out" ]; then cp "$out" "$earlier"; else : >"$earlier"; fi
     echo
     "$root/bench/targets.sh" "$out.new" "$earlier"
     echo
-    echo "Each diagnosis, with its EXPLAIN or profile and its before and after: [FINDINGS.md](FINDINGS.md)."
+    echo "Decisions kept: [FINDINGS.md](FINDINGS.md)."
 } >>"$out.new"
 # The hand-written part of the file (how a run measures, what its results mean) is kept: everything
 # down to the marker line.

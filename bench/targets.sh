@@ -24,14 +24,14 @@ table_rows() {
 }
 
 earlier_run="$(grep -o -m1 'on [0-9-]*, commit [0-9a-f]*' "$earlier" || true)"
-# "small: 58.8 MiB large: 58.7 MiB" from the line run.sh writes.
+# "small: <n> MiB large: <n> MiB" from the line run.sh writes.
 peak_rss="$(sed -n 's/^Gateway peak resident memory: \(.*\)\.$/\1/p' "$results")"
 # The same for the pass-through.
 bare_peak_rss="$(sed -n 's/^Pass-through peak resident memory, the same requests: \(.*\)\.$/\1/p' "$results")"
 # Seconds the gateway was measured on a route, from the header run.sh writes ("…, each side measured
 # 6 s on a route").
 duration="$(grep -o -m1 'measured [0-9]* s on a route' "$results" | grep -o "[0-9]*" | head -1 || true)"
-# "small: 0.29 / 0.33 large: 0.27 / 0.31": an unchanged lot PUT / a GET of the lot, p50 in ms,
+# "small: <put> / <get> large: <put> / <get>": an unchanged lot PUT / a GET of the lot, p50 in ms,
 # interleaved in one pgbench run.
 interleaved="$(sed -n 's/^PUT lot, unchanged \/ GET one lot, interleaved .*(p50, ms): \(.*\)\.$/\1/p' "$results")"
 
@@ -109,10 +109,9 @@ standby_rows() {
                     size[k], route[k], ms(gw_p50[k]), ms(bare_p50[k]), ms(gw_p50[k] - bare_p50[k]),
                     met(gw_p50[k] - bare_p50[k] <= 0.03)
         }
-        # Own code: 20 µs a request, plus 4 µs per KiB of body (the body column of the table) for the JSON
-        # syntax check, which the gateway makes (not the database): a strict
-        # reading at 250 MB/s or better, the fixed cost of a request left at 20 µs (bench/FINDINGS.md,
-        # "Own code: a fixed cost and a reading rate").
+        # Own code: 20 µs a request, plus 4 µs per KiB of body (the body column of the table) for the
+        # JSON syntax check, which the gateway makes (not the database): a strict reading at 250 MB/s
+        # or better (bench/FINDINGS.md, "Own code: a fixed cost and a reading rate").
         for (o = 1; o <= n_own; o++) {
             split(owns[o], own, "|")
             kib = own[4] + 0

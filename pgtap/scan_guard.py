@@ -2,9 +2,9 @@
 """The scan guard's checker (pgtap/scan_guard.sql): reads psql's output with auto_explain's plans
 (JSON, one NOTICE per statement, nested statements included) and fails on any plan node that
 removes far more rows by a filter calling one of the project's functions than it keeps: at least
-MIN_REMOVED rows a loop, more than RATIO times what it returns. That is the shape issue 33 found: an
-indexed column compared with a function of the input, which runs once per row and keeps the index
-unused. Other wasteful filters (a small table read whole, where reading it whole is the cheaper
+MIN_REMOVED rows a loop, more than RATIO times what it returns. That is the shape a booking write's
+lot lookup once had: an indexed column compared with a function of the input, which runs once per
+row and keeps the index unused. Other wasteful filters (a small table read whole, where reading it whole is the cheaper
 plan) are printed as notes and do not fail. Prints each node with its statement."""
 import json
 import re

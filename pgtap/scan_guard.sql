@@ -1,9 +1,9 @@
--- The scan guard (issue 33): every route's function and the platform's booking writes, called once
+-- The scan guard: every route's function and the platform's booking writes, called once
 -- each at an operator of 2 000 lots and 300 bookings, under auto_explain with nested statements, so
 -- that the plan of every statement inside the PL/pgSQL functions (which EXPLAIN of the call cannot
 -- show) reaches this session as a NOTICE. pgtap/scan_guard.py reads them and fails on a scan that
 -- reads far more rows than it keeps: a condition comparing an indexed column with a function of
--- the input, evaluated per row (issue 33's lot lookup in app.booking_from_json was one).
+-- the input, evaluated per row (a lot lookup in app.booking_from_json was one).
 -- Run by pgtap/run.sh on its freshly migrated database; nothing is kept (ROLLBACK).
 \set ON_ERROR_STOP 1
 \set QUIET 1

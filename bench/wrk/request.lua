@@ -47,7 +47,7 @@ if changing or follow then
   end
 else
   -- A request that never changes is wrk's static request: built once, sent with no Lua call per
-  -- request (a request() function costs the load generator ~5 us a request, on the cores the
+  -- request (a request() function costs the load generator a Lua call a request, on the cores the
   -- gateway and the database share; pgbench pays nothing alike).
   wrk.method = method
   wrk.path = path

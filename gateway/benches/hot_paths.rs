@@ -1,4 +1,4 @@
-//! Micro-benchmarks of the gateway's pure hot paths (issue 14), with no network and no database:
+//! Micro-benchmarks of the gateway's pure hot paths, with no network and no database:
 //!
 //! - `routing`: the path matcher (`routes::match_path`) and the operation lookup, for every route
 //!   pattern and for an unknown path (a 404);

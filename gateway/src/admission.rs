@@ -1,4 +1,5 @@
-//! Which rate-limit buckets a request spends, at the steps of DESIGN §5's order of checks:
+//! Which rate-limit buckets a request spends, at the steps of the order of checks of
+//! docs/design.md:
 //!
 //! 1. before routing, one token of the source's all-requests bucket;
 //! 2. after 404/405, one token of the source's failed-authentication bucket, held while the request

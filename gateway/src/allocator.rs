@@ -3,15 +3,14 @@
 //! glibc serves an allocation of 128 KiB or more from its own mapping, returned at `free`, but
 //! raises that threshold to the size of every such block freed. After a few pages of 500 bookings
 //! (300 KB answers, read into growing buffers) every later page comes from the heap, whose freed
-//! space glibc keeps: the gateway's peak rose to ~64 MB at 64 connections on that route alone, and
-//! to ~79 MB over a `make bench` run, against a target of 64 MiB. A fixed threshold keeps large
-//! buffers in mappings: ~41 MB on the same route, for no measurable change in throughput
-//! (bench/FINDINGS.md).
+//! space glibc keeps, and the gateway's peak memory at 64 connections went past its target. A fixed
+//! threshold keeps large buffers in mappings, for no measurable change in throughput.
 //!
 //! The price, kept: an answer of 64–128 KB (a page of 200 lots or 200 bookings) is read into a
-//! fresh mapping by tokio-postgres (its read buffer doubles past 128 KiB), 10–24 page faults a
-//! request, costing ~5 % of that route's requests a second at one connection. At 256 KiB (and the heap's top trimmed above 512 KiB) they went, but
-//! a `make bench` run peaked at 68 MiB (bench/FINDINGS.md, "Large answers: a mapping a request").
+//! fresh mapping by tokio-postgres (its read buffer doubles past 128 KiB), with its page faults,
+//! every request. At 256 KiB (and the heap's top trimmed above 512 KiB) they went, but the peak
+//! went past the target again (bench/FINDINGS.md, "The gateway's mmap threshold fixed at 128 KiB";
+//! the figures: bench/RESULTS.md).
 
 /// Fixes glibc's mmap threshold at 128 KiB (its starting value). Called first thing in `main`,
 /// before any thread exists. Elsewhere than glibc, nothing.

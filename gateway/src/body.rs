@@ -1,8 +1,8 @@
 //! Request bodies of the write routes: JSON only, at most 64 KiB, forwarded as text, never
 //! re-encoded (the database parses it, keeping numbers exact).
 //!
-//! Order of refusals (DESIGN §5): 413 before 415. A body announced or found to be over 64 KiB is
-//! 413 without reading past 64 KiB. Content-Type must be `application/json` (case-insensitive),
+//! Order of refusals (docs/design.md): 413 before 415. A body announced or found to be over 64 KiB
+//! is 413 without reading past 64 KiB. Content-Type must be `application/json` (case-insensitive),
 //! with no parameter but `charset=utf-8`; anything else, or none, is 415. A body that is not UTF-8
 //! cannot be JSON: it reaches the database as NULL, which answers 422 `invalid_json` after the
 //! credential check, like every other body fault.

@@ -1,8 +1,9 @@
 //! Settings: one record, read from environment variables once at start and parsed into types
 //! (addresses, ranges, durations, the base path, the log filter, CPU scheduling); every part of the
-//! gateway takes its values from it. Each is documented with its default in gateway/README.md, and
-//! `ingest config` prints the values in force (secrets only as set or unset). A leaf: this module
-//! uses nothing else of the gateway, whose modules read their types from here.
+//! gateway takes its values from it. Each is documented with its default in
+//! docs/reference/settings.md, and `ingest config` prints the values in force (secrets only as set
+//! or unset). A leaf: this module uses nothing else of the gateway, whose modules read their types
+//! from here.
 
 use std::fmt::Write as _;
 use std::net::{Ipv6Addr, SocketAddr};

@@ -101,7 +101,7 @@ impl Database {
         // Last in, first out: a request takes the connection used most recently, whose backend is
         // still warm, so a light load keeps using a few backends while the rest stay idle. First in,
         // first out sent each request at one connection to another of the 64 a busy hour had opened:
-        // a cold backend each time, twice the latency (bench/FINDINGS.md).
+        // a cold backend each time (bench/FINDINGS.md, "The pool lends the connection used last").
         let pool = Pool::builder(manager)
             .max_size(settings.size)
             .queue_mode(QueueMode::Lifo)

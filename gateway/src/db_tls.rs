@@ -186,7 +186,7 @@ impl DatabaseLink {
         if self.mode == SslMode::Disable && db.code().code() == "28000" && db.message().ends_with("no encryption") {
             text.push_str(
                 "; the server takes TLS connections only, and sslmode=disable sends none: \
-                 use sslmode=verify-full with sslrootcert (see gateway/README.md)",
+                 use sslmode=verify-full with sslrootcert (see docs/operating.md)",
             );
         }
         text

@@ -1,4 +1,4 @@
-//! One request, from arrival to answer, in the order of checks DESIGN §5 fixes: the source's
+//! One request, from arrival to answer, in the order of checks docs/design.md fixes: the source's
 //! all-requests bucket (429), route (404), verb (405, OPTIONS), the source's failed-authentication
 //! bucket (429), body size (413) and content type (415) on the write routes, query syntax (422
 //! `invalid_query`), the credential's buckets (429), then the route's single database call. Every
@@ -385,7 +385,7 @@ where
     } else {
         None
     };
-    // Every query value is checked before the credential is counted (DESIGN §5).
+    // Every query value is checked before the credential is counted (docs/design.md).
     let query = query::check(parts.uri.query(), operation.query)?;
     admission.credential(match (operation.bucket, query.dry_run) {
         (Bucket::Read, _) => Cost::Read,

@@ -1,4 +1,4 @@
-//! The one table from database outcomes to HTTP answers (DESIGN §3).
+//! The one table from database outcomes to HTTP answers (docs/reference/errors.md).
 //!
 //! | outcome | answer |
 //! |---|---|

@@ -1,9 +1,9 @@
-//! JSON syntax of a write's body (DESIGN §1: the gateway owns JSON syntax, the database every
+//! JSON syntax of a write's body (docs/design.md: the gateway owns JSON syntax, the database every
 //! value). One pass over the bytes, strictly, with a stack of its own (never the thread's call
-//! stack), finds the one fault the body is answered with, if any. The fault is not answered here: it
-//! travels into the route's one database call as an argument, which raises it after authentication
-//! and the caller's-lot check (DESIGN §5). The bytes as sent still go to the database, which reads
-//! them as `jsonb` (numbers stay exact).
+//! stack), finds the one fault the body is answered with, if any. The fault is not answered here:
+//! it travels into the route's one database call as an argument, which raises it after
+//! authentication and the caller's-lot check (docs/design.md). The bytes as sent still go to the
+//! database, which reads them as `jsonb` (numbers stay exact).
 //!
 //! Faults, in the order they win (the first that applies is the answer):
 //!
@@ -39,9 +39,9 @@ use serde_json::{json, Value};
 use crate::body::MAX_BODY_BYTES;
 
 /// The deepest nesting of arrays and objects read: deeper is `invalid_json`. PostgreSQL 15 at its
-/// default `max_stack_depth` (2 MB) reads about 14 500 levels, depending on the body's shape; the
-/// bound keeps the answer the same whatever the body and the database's setting, and the reader's
-/// own stack small.
+/// default `max_stack_depth` (2 MB) reads somewhat deeper, how deep depending on the body's shape;
+/// the bound keeps the answer the same whatever the body and the database's setting, and the
+/// reader's own stack small.
 pub const MAX_DEPTH: usize = 10_000;
 
 /// The answer a body is refused with: the error code, the field it names, and whether it is a
@@ -97,8 +97,9 @@ thread_local! {
     /// The reader's buffers, kept by each thread from one body to the next (only a body's worth:
     /// at most [`MAX_DEPTH`] frames, the keys of 64 KiB and their text, ~¾ MiB at most; `check`
     /// runs on the runtime's worker threads, one per core). Grown anew for each body, the keys of a
-    /// body of 5 400 members went past glibc's mmap threshold (`allocator.rs`): a fresh mapping,
-    /// 13 page faults and an `munmap` a request (bench/FINDINGS.md).
+    /// body of thousands of members went past glibc's mmap threshold (`allocator.rs`): a fresh
+    /// mapping, its page faults and an `munmap` every request (bench/FINDINGS.md, "The gateway's
+    /// mmap threshold fixed at 128 KiB").
     static BUFFERS: Cell<Buffers> = Cell::new(Buffers::default());
 }
 

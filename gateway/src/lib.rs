@@ -34,7 +34,7 @@
 //! - [`db_tls`]: `sslmode`/`sslrootcert` of a connection string and the TLS connector every
 //!   database connection (pool, cancel requests, webhook worker, migrate) goes through.
 //! - [`openapi`]: the published OpenAPI 3.1 document, made from the route table and the field
-//!   registries.
+//!   registries, and the page that renders it (`<root>/docs`).
 //! - [`registry`]: the database's field registries, read off the SQL the binary embeds.
 //! - [`errors`]: the SQLSTATE table: database outcomes to HTTP status and error JSON.
 //! - [`response`]: building answers with the headers every answer carries.

@@ -330,8 +330,8 @@ async fn keep_advisory_locks_to_the_owner(client: &tokio_postgres::Client) -> Re
     } else {
         tracing::warn!(
             "any database login may take the bookings feed's writer lock and hold an operator's feed still: run \
-             migrate as a superuser, or have one run the statements of sql/README.md, \"Advisory locks are the \
-             owner's alone\", in this database"
+             migrate as a superuser, or have one run the statements of docs/operating.md, \"The database and its \
+             roles\", in this database"
         );
         Ok(())
     }

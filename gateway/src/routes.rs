@@ -72,7 +72,7 @@ pub struct Operation {
     pub standby: Option<StandbyCall>,
 }
 
-/// A read a hot standby serves (`crate::standby`; sql/README.md, "The feed on a standby"): the
+/// A read a hot standby serves (`crate::standby`; docs/design.md, "The feed on a standby"): the
 /// primary authenticates the credential and answers a read assertion; the standby answers the page
 /// for it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -316,7 +316,8 @@ pub const ROUTES: &[RouteSpec] = &[
             call: Call::new("api.bookings_get", FEED),
             // Only the feed: it was made for a lagging reader (its watermark), and the operator
             // never writes what it reads. Lots and closures stay on the primary, so a GET after the
-            // operator's own PUT always shows it (README, "Scaling out").
+            // operator's own PUT always shows it (docs/operating.md, "Standbys for the bookings
+            // feed").
             standby: Some(StandbyCall {
                 assertion: Call::new("api.bookings_read_assertion", &[Arg::Authorization]),
                 page: Call::new(

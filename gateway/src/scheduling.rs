@@ -4,9 +4,9 @@
 //! thread, and Linux lets a freshly woken thread preempt the one running: the backend is switched
 //! out in the middle of its work, twice per request. Under `SCHED_BATCH` the gateway's threads keep
 //! the same share of the CPU (their nice value is unchanged), but a woken gateway thread waits for
-//! the running backend's turn to end instead of cutting it short. Measured at 16 connections on
-//! `GET /v1/ping` (bench/FINDINGS.md): 0.65 → 0.77 × pgbench making the same call; no change at one
-//! connection, where the cores are idle. It helps only where the gateway and PostgreSQL share
+//! the running backend's turn to end instead of cutting it short. It raises the gateway's throughput
+//! at 16 connections, not at one, where the cores are idle (bench/FINDINGS.md, "CPU_SCHEDULING=batch
+//! where the database shares the cores"). It helps only where the gateway and PostgreSQL share
 //! cores, as in `make bench` (which asks for `batch`); in production the database usually runs
 //! elsewhere, so the default, `normal`, leaves the policy the process was started with.
 

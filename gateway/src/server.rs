@@ -33,7 +33,7 @@ use crate::webhooks::worker::{Worker, WorkerWiring};
 /// The most a connection's read buffer holds: a request head must fit in it (a larger head is
 /// answered 431 by hyper), and a body passes through it in pieces of at most this size. hyper's
 /// default (~400 KB) let each connection keep a buffer the size of the largest body it had read,
-/// 64 KiB and more, for as long as it stayed open (bench/FINDINGS.md, "Peak memory"). hyper applies
+/// 64 KiB and more, for as long as it stayed open (bench/FINDINGS.md, "A connection's read buffer bounded"). hyper applies
 /// the same bound to the bytes it queues for writing before it flushes; an answer's body is queued
 /// as it is, never copied, so a larger answer is only flushed sooner.
 const READ_BUFFER_LIMIT: usize = 16 * 1024;

@@ -1,4 +1,4 @@
-//! The source address a request is counted against (DESIGN §5): the connection's peer, unless
+//! The source address a request is counted against (docs/design.md): the connection's peer, unless
 //! - the gateway has an edge secret (`EDGE_SECRET`),
 //! - the peer is one of the edge's addresses (`EDGE_PEERS`, CIDR ranges; none: the header is never
 //!   honoured),

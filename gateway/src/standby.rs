@@ -1,5 +1,5 @@
-//! The bookings feed from a hot standby (`DATABASE_READ_URL`; sql/README.md, "The feed on a
-//! standby"; README, "Scaling out").
+//! The bookings feed from a hot standby (`DATABASE_READ_URL`; docs/design.md, "The feed on a
+//! standby"; docs/operating.md, "Standbys for the bookings feed").
 //!
 //! A read the route table gives a [`StandbyCall`] takes two round trips: the primary authenticates
 //! the credential (revocation, suspension and expiry as of now, `last_used_at` as always) and

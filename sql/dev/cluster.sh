@@ -33,11 +33,12 @@ as_owner() {
     if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
 
-# glibc's allocator in the server's processes (sql/README.md, "The database server's allocator"): blocks of
-# up to 4 MiB from the heap rather than from a fresh mapping each time, and up to 8 MiB of freed heap
-# kept, so a backend's large request (a 64 KiB body, a page of 500 bookings) does not fault in fresh
-# pages at every call, and costs the same on a new backend as on one that served a larger request
-# before (glibc's own thresholds move with what a backend freed last). Elsewhere than glibc, ignored.
+# glibc's allocator in the server's processes (docs/operating.md, "The database and its roles"):
+# blocks of up to 4 MiB from the heap rather than from a fresh mapping each time, and up to 8 MiB of
+# freed heap kept, so a backend's large request (a 64 KiB body, a page of 500 bookings) does not
+# fault in fresh pages at every call, and costs the same on a new backend as on one that served a
+# larger request before (glibc's own thresholds move with what a backend freed last). Elsewhere than
+# glibc, ignored.
 server_malloc="glibc.malloc.mmap_threshold=4194304:glibc.malloc.trim_threshold=8388608"
 # The settings the running server was started with, and which server that was (removed when it
 # stops): `start` restarts a server that runs without them, or was started some other way.

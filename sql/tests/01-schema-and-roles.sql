@@ -1,6 +1,6 @@
--- Schemas, roles and privileges (DESIGN §4): the owner is a NOLOGIN role that does not bypass
--- row-level security; every role reaches exactly its own schema's functions and nothing else; no role
--- but the owner touches a table; every function has a fixed search_path.
+-- Schemas, roles and privileges (docs/reference/sql-interfaces.md): the owner is a NOLOGIN role
+-- that does not bypass row-level security; every role reaches exactly its own schema's functions
+-- and nothing else; no role but the owner touches a table; every function has a fixed search_path.
 BEGIN;
 SELECT plan(33);
 

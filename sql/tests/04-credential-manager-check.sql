@@ -1,8 +1,9 @@
--- Who may manage credentials (spec: Credential management; DESIGN §4). Issue and revoke refuse with
--- PT403 api_credential_requires_manager, and list (any member) with PT403 forbidden, in every case:
--- no or garbled x-tenant-id header, garbled or missing claims, not an accepted member, staff (issue
--- and revoke only), operator not active, two-step user whose token's aal is not aal2. Each call is
--- made the PostgREST way: role authenticated, request.jwt.claims, request.headers.
+-- Who may manage credentials (spec: Credential management; docs/reference/sql-interfaces.md). Issue
+-- and revoke refuse with PT403 api_credential_requires_manager, and list (any member) with PT403
+-- forbidden, in every case: no or garbled x-tenant-id header, garbled or missing claims, not an
+-- accepted member, staff (issue and revoke only), operator not active, two-step user whose token's
+-- aal is not aal2. Each call is made the PostgREST way: role authenticated, request.jwt.claims,
+-- request.headers.
 BEGIN;
 SELECT plan(77);
 

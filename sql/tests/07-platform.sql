@@ -1,6 +1,7 @@
--- The platform schema (DESIGN §4), called as role platform_service: operator_create, operator_set_status,
--- user_upsert, member_set. Every refusal is PT422 invalid_parameter naming the parameter, except a
--- media folder already taken: PT409 conflict, p_media_folder.
+-- The platform schema (docs/reference/sql-interfaces.md), called as role platform_service:
+-- operator_create, operator_set_status, user_upsert, member_set. Every refusal is PT422
+-- invalid_parameter naming the parameter, except a media folder already taken: PT409 conflict,
+-- p_media_folder.
 BEGIN;
 SELECT plan(64);
 SELECT tests.lend_temporary_to_project_roles();

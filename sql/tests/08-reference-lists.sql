@@ -1,4 +1,4 @@
--- The reference lists (DESIGN §5): IANA zone and link names from tzdata (not PostgreSQL's
+-- The reference lists (docs/design.md): IANA zone and link names from tzdata (not PostgreSQL's
 -- pg_timezone_names, which also holds posix/…, right/…, localtime, posixrules), ISO 3166-1 alpha-2
 -- countries and ISO 4217 currencies from iso-codes, generated into a migration.
 BEGIN;

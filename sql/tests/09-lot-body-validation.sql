@@ -1,7 +1,7 @@
--- PUT /lots/{external_id}: every row of the lot write body's field table and the decisions of DESIGN
--- §5, called as the gateway (api.lot_put, role ingest_gateway). Each refusal is PT422 with the
--- error code as MESSAGE and the caller's field as DETAIL (none for a body that is not an object);
--- each accepted value is checked in the Lot read back. The media rule has its own section.
+-- PUT /lots/{external_id}: every row of the lot write body's field table and the decisions of
+-- docs/design.md, called as the gateway (api.lot_put, role ingest_gateway). Each refusal is PT422
+-- with the error code as MESSAGE and the caller's field as DETAIL (none for a body that is not an
+-- object); each accepted value is checked in the Lot read back. The media rule has its own section.
 -- A refused PUT stores nothing.
 BEGIN;
 SELECT plan(295);

@@ -1,8 +1,9 @@
--- PUT /lots/{external_id}, the write (spec: Write result, Lot: read form; DESIGN §5 `changed`): 201
--- `created` with the Lot read back with exactly the read-form keys; `updated` listing the fields
--- that actually differ, in the field table's order; a full representation (an absent key is null).
--- Diff before update: a PUT equal to what is stored issues no statement at all, proven by the row's
--- tuple (ctid, xmin, xmax), the table's statistics and a statement trigger, not just by the answer.
+-- PUT /lots/{external_id}, the write (spec: Write result, Lot: read form; docs/design.md
+-- `changed`): 201 `created` with the Lot read back with exactly the read-form keys; `updated`
+-- listing the fields that actually differ, in the field table's order; a full representation (an
+-- absent key is null). Diff before update: a PUT equal to what is stored issues no statement at
+-- all, proven by the row's tuple (ctid, xmin, xmax), the table's statistics and a statement
+-- trigger, not just by the answer.
 BEGIN;
 SELECT plan(95);
 

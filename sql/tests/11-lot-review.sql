@@ -1,9 +1,9 @@
--- The listing review of a lot and whether it sells (spec: States and transitions → Lot listing review;
--- DESIGN §4): the review states draft → pending (console.lot_submit_for_review, refused with
--- listing_requirements_unmet while a content requirement is unmet) → approved
--- (platform.lot_review_approve) → superseded (a PUT changing a reviewed field); the zone
--- confirmation a zone change withdraws; the selling rule; the listing agreement; and who may call
--- each console function.
+-- The listing review of a lot and whether it sells (spec: States and transitions → Lot listing
+-- review; docs/reference/sql-interfaces.md): the review states draft → pending
+-- (console.lot_submit_for_review, refused with listing_requirements_unmet while a content
+-- requirement is unmet) → approved (platform.lot_review_approve) → superseded (a PUT changing a
+-- reviewed field); the zone confirmation a zone change withdraws; the selling rule; the listing
+-- agreement; and who may call each console function.
 BEGIN;
 SELECT plan(144);
 

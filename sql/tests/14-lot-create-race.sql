@@ -1,8 +1,8 @@
--- Two concurrent first PUTs of one new external_id (spec: Errors 409; DESIGN §3): one creates, the
--- other waits for it and answers PT409 `conflict` (the gateway adds Retry-After). Real concurrency:
--- two more sessions through dblink, on data they can see, so this file commits its fixture (an
--- operator of its own) and deletes it again at the end, and before it starts in case an earlier
--- run stopped half-way.
+-- Two concurrent first PUTs of one new external_id (spec: Errors 409; docs/reference/errors.md):
+-- one creates, the other waits for it and answers PT409 `conflict` (the gateway adds Retry-After).
+-- Real concurrency: two more sessions through dblink, on data they can see, so this file commits
+-- its fixture (an operator of its own) and deletes it again at the end, and before it starts in
+-- case an earlier run stopped half-way.
 BEGIN;
 SELECT plan(15);
 

@@ -1,9 +1,10 @@
--- Bookings as the platform records them (spec: Booking; DESIGN §4 platform.booking_record and
--- platform.booking_update, §5 booking nullability), as role platform_service: the reference
--- (generated when absent, unique per operator), every key validated with a PT422 naming it (and a
--- refusal changes nothing), nullability, cancelled_at, any field change, changed_at stamped on every
--- insert and update (the feed's order) and on no update that changes nothing; bookings are never
--- deleted, and a lot that has ever taken a booking can never be deleted, by anyone.
+-- Bookings as the platform records them (spec: Booking; docs/reference/sql-interfaces.md
+-- platform.booking_record and platform.booking_update, §5 booking nullability), as role
+-- platform_service: the reference (generated when absent, unique per operator), every key validated
+-- with a PT422 naming it (and a refusal changes nothing), nullability, cancelled_at, any field
+-- change, changed_at stamped on every insert and update (the feed's order) and on no update that
+-- changes nothing; bookings are never deleted, and a lot that has ever taken a booking can never be
+-- deleted, by anyone.
 BEGIN;
 SELECT plan(206);
 

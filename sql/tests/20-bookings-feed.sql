@@ -1,12 +1,12 @@
--- The bookings feed (spec: Booking, GET /bookings; DESIGN §5 bookings cursor, booking nullability),
--- through api.bookings_get as the gateway: each booking with exactly the spec's keys and formats
--- (money a two-decimal string, stays on the lot's wall clock, the lot's zone, UTC timestamps with
--- microseconds and Z, unknown values null, plates [] when none); only the caller's operator's
--- bookings, of every channel; order (change time, reference), so a change puts a booking at the end
--- and it is delivered again; `next` never passes the watermark (now minus the lag), rows past it are
--- returned but not committed to, and a token beyond it is clamped back; has_more only when the page
--- is full, next advanced to its last row and rows follow; following next visits every booking.
--- Open writers holding the watermark back: 21-bookings-open-writer.sql.
+-- The bookings feed (spec: Booking, GET /bookings; docs/design.md bookings cursor, booking
+-- nullability), through api.bookings_get as the gateway: each booking with exactly the spec's keys
+-- and formats (money a two-decimal string, stays on the lot's wall clock, the lot's zone, UTC
+-- timestamps with microseconds and Z, unknown values null, plates [] when none); only the caller's
+-- operator's bookings, of every channel; order (change time, reference), so a change puts a booking
+-- at the end and it is delivered again; `next` never passes the watermark (now minus the lag), rows
+-- past it are returned but not committed to, and a token beyond it is clamped back; has_more only
+-- when the page is full, next advanced to its last row and rows follow; following next visits every
+-- booking. Open writers holding the watermark back: 21-bookings-open-writer.sql.
 --
 -- Bookings recorded in this transaction are stamped with the clock, after now(), so past any
 -- watermark; tests.restamp_booking places them at chosen points an hour ago ("T0 + n seconds",

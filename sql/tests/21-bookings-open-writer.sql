@@ -1,12 +1,13 @@
--- The bookings feed never skips a booking that commits late (DESIGN §5 bookings cursor; the issue's
--- "no booking is ever skipped"): while a transaction that wrote a booking is open, the watermark is
--- no later than that transaction's start (the oldest such transaction's), so `next` never passes a
--- booking that is not visible yet; once it commits, a pull from the saved `next` delivers it, a new
--- booking or a change alike. A transaction that wrote no booking, and a reader, hold nothing back;
--- a writer that rolls back releases the watermark. Real concurrency: more sessions through dblink, on
--- data they can see, so this file commits its fixture (an operator of its own) and removes it again
--- at the end, and before it starts in case an earlier run stopped half-way. This transaction writes
--- no booking itself and sets the watermark lag to -1 hour, so only open writers hold the watermark.
+-- The bookings feed never skips a booking that commits late (docs/design.md bookings cursor; the
+-- issue's "no booking is ever skipped"): while a transaction that wrote a booking is open, the
+-- watermark is no later than that transaction's start (the oldest such transaction's), so `next`
+-- never passes a booking that is not visible yet; once it commits, a pull from the saved `next`
+-- delivers it, a new booking or a change alike. A transaction that wrote no booking, and a reader,
+-- hold nothing back; a writer that rolls back releases the watermark. Real concurrency: more
+-- sessions through dblink, on data they can see, so this file commits its fixture (an operator of
+-- its own) and removes it again at the end, and before it starts in case an earlier run stopped
+-- half-way. This transaction writes no booking itself and sets the watermark lag to -1 hour, so
+-- only open writers hold the watermark.
 BEGIN;
 SELECT plan(40);
 

@@ -1,4 +1,4 @@
--- The temporary schema cannot reach inside a function (issue 9 §1). PostgreSQL searches pg_temp
+-- The temporary schema cannot reach inside a function. PostgreSQL searches pg_temp
 -- first for relations and types when a search_path does not list it, so a temporary domain named
 -- `text` whose CHECK calls code of its own would run inside every SECURITY DEFINER function with
 -- the owner's rights. Two walls: every function of the project lists pg_temp explicitly last, and no

@@ -1,4 +1,4 @@
--- Tenant rules never trust what a caller can set (issue 9 §2). Any connection may set any `app.*`
+-- Tenant rules never trust what a caller can set. Any connection may set any `app.*`
 -- setting with set_config before it calls a function. A member of operator B who forges every such
 -- setting with operator A's values, then calls every console function (and a platform service that
 -- does the same for B, every platform function that reads or writes operator data), sees nothing of

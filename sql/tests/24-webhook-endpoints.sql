@@ -1,5 +1,5 @@
--- Webhook endpoints (spec: Webhook endpoint, Events → Endpoint rules; DESIGN §4, §5): registered and
--- disarmed in the console by an owner or manager, listed by any member; one armed endpoint per
+-- Webhook endpoints (spec: Webhook endpoint, Events → Endpoint rules; docs/design.md): registered
+-- and disarmed in the console by an owner or manager, listed by any member; one armed endpoint per
 -- operator, never edited; https on port 443 to a DNS host name; secret `whsec_` + 64 lowercase hex,
 -- never readable again by any console or API role.
 BEGIN;

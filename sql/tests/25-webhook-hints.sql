@@ -1,8 +1,8 @@
--- Webhook hints (spec: States and transitions → Webhook hint, Events; DESIGN §5): a booking created or
--- changed while an endpoint is armed leaves one waiting hint; changes while it waits merge into it
--- (the first occurred_at stays); a change while it is in flight leaves a successor. The worker claims
--- due hints under a lease, records each attempt's outcome, retries after 1 min, 5 min, 30 min and
--- 2 h, and the fifth failure or a disarmed endpoint makes the hint dead.
+-- Webhook hints (spec: States and transitions → Webhook hint, Events; docs/design.md): a booking
+-- created or changed while an endpoint is armed leaves one waiting hint; changes while it waits
+-- merge into it (the first occurred_at stays); a change while it is in flight leaves a successor.
+-- The worker claims due hints under a lease, records each attempt's outcome, retries after 1 min, 5
+-- min, 30 min and 2 h, and the fifth failure or a disarmed endpoint makes the hint dead.
 BEGIN;
 SELECT plan(49);
 SELECT tests.lend_temporary_to_project_roles();

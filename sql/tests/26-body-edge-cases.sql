@@ -1,7 +1,7 @@
--- Bodies at the edges (issue 9 §5): a number with thousands of digits in any numeric field is a 422
+-- Bodies at the edges: a number with thousands of digits in any numeric field is a 422
 -- naming the field, never a 500; trimming and "first in byte order" do not depend on the database's
 -- locale (this file also runs in a database of locale en_US.UTF-8: see pgtap/run.sh). JSON syntax is
--- the gateway's (issue 32): its verdict is raised in its place in the order of checks, and a body
+-- the gateway's: its verdict is raised in its place in the order of checks, and a body
 -- jsonb cannot read is still bad input whoever calls. The syntax cases this file held (a key given
 -- twice, tokens jsonb cannot hold, exponents beyond ±20) are gateway/tests/integration/body_syntax.rs
 -- and src/json_syntax/tests.rs now.

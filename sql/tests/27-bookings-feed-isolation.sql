@@ -1,8 +1,8 @@
--- The bookings feed runs only under READ COMMITTED (issue 9 §5): its watermark is right only when the
+-- The bookings feed runs only under READ COMMITTED: its watermark is right only when the
 -- statement sees every booking committed before it started. Under another level it refuses with
 -- SQLSTATE 25000 (a server fault, 500), never answering a page that could skip a booking. The gateway
--- sets READ COMMITTED on its connections (gateway/tests/bookings_feed.rs shows it under a server
--- whose default is SERIALIZABLE); every other pgTAP file runs under READ COMMITTED.
+-- sets READ COMMITTED on its connections (gateway/tests/integration/bookings_feed.rs shows it under
+-- a server whose default is SERIALIZABLE); every other pgTAP file runs under READ COMMITTED.
 BEGIN ISOLATION LEVEL REPEATABLE READ;
 SELECT plan(2);
 SELECT tests.lend_temporary_to_project_roles();

@@ -1,6 +1,6 @@
--- Operability (issue 15): the schema version the gateway's readiness compares with its binary's, and
+-- Operability: the schema version the gateway's readiness compares with its binary's, and
 -- the webhook backlog the worker reports as metrics; whether the platform's own domains are set,
--- which the worker asks at start (issue 31). Each is one role's alone, reads no operator
+-- which the worker asks at start. Each is one role's alone, reads no operator
 -- data, and the backlog counts only what an operations person alerts on.
 BEGIN;
 SELECT plan(24);

@@ -1,4 +1,4 @@
--- Retention of webhook hints (issue 34): webhook.expire_hints deletes delivered and dead hints that
+-- Retention of webhook hints: webhook.expire_hints deletes delivered and dead hints that
 -- occurred before now() less `webhook_hint_retention` (30 days by default), at most p_limit a call,
 -- oldest first; undelivered hints stay whatever their age, and so do other operators' recent ones.
 -- The setting takes whole days only. console.webhook_delivery_retention says how far back the

@@ -1,4 +1,4 @@
--- The bookings feed from a hot standby (issue 34; sql/README.md, "The feed on a standby"): what the
+-- The bookings feed from a hot standby (docs/design.md, "The feed on a standby"): what the
 -- primary publishes of its open booking writers (api.bookings_feed_publish), the watermark a standby
 -- computes from the last publication it holds (app.bookings_watermark_published), the read
 -- assertion the primary signs for a request's operator (api.bookings_read_assertion), and the page a

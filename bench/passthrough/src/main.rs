@@ -1,4 +1,4 @@
-//! The floor the gateway's architecture cannot beat (issue 33), for `make bench`: hyper over
+//! The floor the gateway's architecture cannot beat, for `make bench`: hyper over
 //! tokio-postgres with a pool of the gateway's size and queue order (last in, first out), and per
 //! request the route's one call — the gateway's own SQL, read off its route table — prepared once
 //! per connection, its status and body sent back as they come. No authentication parsing, rate

@@ -1,5 +1,5 @@
 //! The faults of `json_syntax::check`, each case as the database answered it when it read the JSON
-//! itself (sql/tests/26-body-edge-cases.sql before issue 32).
+//! itself (the cases sql/tests/26-body-edge-cases.sql held then).
 
 use super::*;
 

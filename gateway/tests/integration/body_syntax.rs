@@ -1,6 +1,6 @@
 //! JSON syntax of the write routes' bodies, end to end (the gateway reads it: src/json_syntax.rs;
 //! the database raises its verdict in the order of checks). These are the body edge cases the
-//! database answered when it read the JSON itself (sql/tests/26-body-edge-cases.sql before issue 32),
+//! database answered when it read the JSON itself (the cases sql/tests/26-body-edge-cases.sql held then),
 //! with the same codes and fields: a key given twice at any depth, tokens `jsonb` cannot hold,
 //! numbers written with an exponent beyond ±20, the first of thousands of objects repeating a key,
 //! nesting up to the reader's bound. Every case is a dry run on a lot the caller holds, so each one

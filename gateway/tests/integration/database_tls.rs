@@ -236,6 +236,6 @@ async fn weaker_modes_do_what_libpq_does_and_disable_fails_with_a_clear_message(
     assert_eq!(
         link.explain_for_log(&error),
         "the server refused the connection (SQLSTATE 28000); the server takes TLS connections only, and \
-         sslmode=disable sends none: use sslmode=verify-full with sslrootcert (see gateway/README.md)"
+         sslmode=disable sends none: use sslmode=verify-full with sslrootcert (see docs/operating.md)"
     );
 }

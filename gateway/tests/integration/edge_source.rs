@@ -1,9 +1,10 @@
-//! The source address behind an edge (DESIGN §5, Limits rule 4): the signed `X-Forwarded-Client`
-//! names the source only when the connection's peer is in `EDGE_PEERS`, the request carries exactly
-//! one such header, and it was signed within 10 s of the gateway's clock; otherwise the peer
-//! (127.0.0.1 here) counts. Seen through the all-requests bucket (2 requests, then one per 30 s): a
-//! source's third request is refused while another source's still passes. `serve` warns at start
-//! when `EDGE_SECRET` is set without `EDGE_PEERS`, and refuses to start on a bad `EDGE_PEERS`.
+//! The source address behind an edge (docs/design.md, Limits rule 4): the signed
+//! `X-Forwarded-Client` names the source only when the connection's peer is in `EDGE_PEERS`, the
+//! request carries exactly one such header, and it was signed within 10 s of the gateway's clock;
+//! otherwise the peer (127.0.0.1 here) counts. Seen through the all-requests bucket (2 requests,
+//! then one per 30 s): a source's third request is refused while another source's still passes.
+//! `serve` warns at start when `EDGE_SECRET` is set without `EDGE_PEERS`, and refuses to start on a
+//! bad `EDGE_PEERS`.
 
 use std::process::Stdio;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};

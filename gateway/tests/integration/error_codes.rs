@@ -9,8 +9,8 @@
 //! - each route's own list of 422 codes (the route table's `errors`) is exactly what its function
 //!   can raise (but `invalid_query`, which every route answers);
 //! - every code a `console.*`, `platform.*` or `webhook.*` function (or a trigger) can raise is in
-//!   the table of sql/README.md, "Errors as the SQL raises them", with its status, and that table
-//!   lists nothing else.
+//!   the table of docs/reference/errors.md, "Errors as the SQL raises them", with its status, and
+//!   that table lists nothing else.
 //!
 //! A code handed to a helper without its status (`app.console_caller(…, 'forbidden')`) counts once
 //! a table names it: such a code must be added to its table by hand.
@@ -200,11 +200,12 @@ fn gateway_codes() -> BTreeMap<String, u16> {
     codes
 }
 
-/// The table of sql/README.md, "Errors as the SQL raises them": code → status.
+/// The table of docs/reference/errors.md, "Errors as the SQL raises them": code → status.
 fn console_table() -> BTreeMap<String, u16> {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../sql/README.md")).unwrap();
+    let page = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/reference/errors.md"))
+        .expect("docs/reference/errors.md");
     let section =
-        readme.split("## Errors as the SQL raises them").nth(1).expect("the section").split("\n## ").next().unwrap();
+        page.split("## Errors as the SQL raises them").nth(1).expect("the section").split("\n## ").next().unwrap();
     let mut table = BTreeMap::new();
     for row in section.lines().filter(|line| line.starts_with("| `")) {
         let cells: Vec<&str> = row.split('|').map(str::trim).collect();
@@ -261,7 +262,7 @@ fn each_routes_list_of_422_codes_is_what_its_function_can_raise() {
 }
 
 #[test]
-fn every_code_of_the_console_platform_and_worker_functions_is_in_the_sql_readmes_table_and_no_other() {
+fn every_code_of_the_console_platform_and_worker_functions_is_in_the_errors_reference_table_and_no_other() {
     let functions = sql_functions();
     let table = console_table();
     let mut raised = BTreeMap::new();
@@ -273,9 +274,17 @@ fn every_code_of_the_console_platform_and_worker_functions_is_in_the_sql_readmes
         raised.extend(reachable_codes(&functions, name, &table));
     }
     for (code, status) in &raised {
-        assert_eq!(table.get(code), Some(status), "{code} ({status}) is raised: sql/README.md's table must list it");
+        assert_eq!(
+            table.get(code),
+            Some(status),
+            "{code} ({status}) is raised: docs/reference/errors.md's table must list it"
+        );
     }
     for (code, status) in &table {
-        assert_eq!(raised.get(code), Some(status), "{code} ({status}) is in sql/README.md's table: nothing raises it");
+        assert_eq!(
+            raised.get(code),
+            Some(status),
+            "{code} ({status}) is in docs/reference/errors.md's table: nothing raises it"
+        );
     }
 }

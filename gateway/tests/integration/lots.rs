@@ -2,8 +2,8 @@
 //! form, dry run, the transport refusals (415, 413, `invalid_query`), the body refusals the gateway
 //! and the database share (`invalid_json`, `too_many_lots`, `field_belongs_to_another_route`,
 //! `unknown_field`, `missing_field`, `invalid_body` on the id), the path id, the verbs of the lot
-//! routes, and the order of checks (DESIGN §5): 404 → 405 → 413 → 415 → `invalid_query` → 401 →
-//! body errors. Every validation row of the body is pgTAP's; here each code is proved end to end.
+//! routes, and the order of checks (docs/design.md): 404 → 405 → 413 → 415 → `invalid_query` → 401
+//! → body errors. Every validation row of the body is pgTAP's; here each code is proved end to end.
 //!
 //! Listing (GET /lots) is `lots_list.rs`, the 409 race `lots_concurrency.rs`, the write log line
 //! `logging.rs`.

@@ -6,16 +6,20 @@
 //! - The routes: [`ping`], [`lots`], [`lots_list`], [`rates`], [`blocked_periods`], [`body_syntax`] (JSON syntax),
 //!   [`bookings_feed`], [`bookings_feed_cursor`]; what every route shares: [`routing`],
 //!   [`unauthorized`], [`logging`], [`rate_limits`]; races: [`lots_concurrency`],
-//!   [`supply_concurrency`].
-//! - Hostile and failing surroundings: [`slow_clients`], [`shutdown`], [`database_outage`],
-//!   [`database_tls`], [`parsers_fuzz`] (proptest; `make fuzz` runs many more cases).
+//!   [`supply_concurrency`]; the route table's calls against the functions' signatures:
+//!   [`route_calls`].
+//! - Hostile and failing surroundings: [`slow_clients`], [`vanished_clients`], [`shutdown`],
+//!   [`database_outage`], [`database_tls`], [`edge_source`] (the signed client address behind an
+//!   edge), [`parsers_fuzz`] (proptest; `make fuzz` runs many more cases).
 //! - Scaling out: [`standby`] (the feed from a real streaming standby: no skip, revocation,
 //!   outage and lag), [`two_instances`] (two gateways and their workers on one database).
 //! - The database's side: [`migrate`], [`server_log_secrets`]; webhook delivery: [`webhooks`], and
 //!   the operators' receiver example run against it: [`webhook_receiver_example`] (ignored unless
 //!   Python is set up: `make test-examples`).
 //! - The published contract: [`openapi`] (the document's body schemas against the database's field
-//!   registries).
+//!   registries), [`error_codes`] (every code the SQL and the gateway can answer, against the
+//!   document and the error tables), [`documentation`] (the markdown against the repository and
+//!   the code: paths, links, make targets, settings).
 //! - For the people who run it: [`operability`] (the admin listener: liveness, readiness, metrics),
 //!   [`scheduling`] (the threads' CPU scheduling policy).
 
@@ -27,6 +31,7 @@ mod bookings_feed;
 mod bookings_feed_cursor;
 mod database_outage;
 mod database_tls;
+mod documentation;
 mod edge_source;
 mod error_codes;
 mod logging;

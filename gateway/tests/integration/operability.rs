@@ -1,4 +1,4 @@
-//! Operability (issue 15): the admin listener beside the API. `/livez` and `/readyz` with their
+//! Operability: the admin listener beside the API. `/livez` and `/readyz` with their
 //! exact answers; readiness following a database stopped and started, a schema behind the binary,
 //! and a shutdown (503 first, the admin listener last); `/metrics` counting known requests exactly;
 //! and no label value ever taken from a request.
@@ -440,7 +440,7 @@ async fn the_worker_counts_its_attempts_reads_the_backlog_and_serves_them_on_an_
     app.shutdown().await;
 }
 
-/// The admin listener has the API's deadline on a stalled answer (issue 31): 64 clients that
+/// The admin listener has the API's deadline on a stalled answer: 64 clients that
 /// pipeline `/metrics` requests and never read the answers hold every admin slot, so `/readyz` waits
 /// in the backlog; once their writes have stalled for SEND_TIMEOUT_MS they are cut off, `/readyz`
 /// and `/livez` answer again, and every slot is free. Without the deadline they never were (the

@@ -1,13 +1,13 @@
-//! The spec's rate limits over HTTP (Limits; DESIGN §5): each bucket driven to 429 `rate_limited`
-//! with `Retry-After` from the refusing bucket and the rate-limit headers; a refused request spends
-//! nothing and changes nothing; a wrong secret never spends the real key's tokens; every 401 spends
-//! the source's failed-authentication budget, and an empty one refuses before the database; the
-//! source is the peer or the signed edge header. Small limits are set per test through the
-//! `RATE_LIMIT_*` settings (the harness lifts them for every other test).
+//! The spec's rate limits over HTTP (Limits; docs/design.md): each bucket driven to 429
+//! `rate_limited` with `Retry-After` from the refusing bucket and the rate-limit headers; a refused
+//! request spends nothing and changes nothing; a wrong secret never spends the real key's tokens;
+//! every 401 spends the source's failed-authentication budget, and an empty one refuses before the
+//! database; the source is the peer or the signed edge header. Small limits are set per test
+//! through the `RATE_LIMIT_*` settings (the harness lifts them for every other test).
 //!
 //! A request in flight holds one failed-authentication token of its source from step 2 to its
-//! answer (DESIGN §5): requests with slowly sent bodies, over raw connections, show that many bad
-//! credentials at once fail authentication no more often than the bucket allows, that a source
+//! answer (docs/design.md): requests with slowly sent bodies, over raw connections, show that many
+//! bad credentials at once fail authentication no more often than the bucket allows, that a source
 //! with a full bucket still has 20 requests in flight (and no more), and that every answer but a
 //! 401 gives the token back.
 
@@ -255,8 +255,9 @@ fn wrong_secret(credential: &Credential) -> String {
     format!("Bearer {}.pk_sec_{}", credential.key_id, "0".repeat(64))
 }
 
-/// Issue 31: the failed-authentication token used to be looked at on arrival and spent when the
-/// 401 came back, so every request sent while one token was left passed, and all failed.
+/// A failed-authentication token is held while its request is in flight (spent by a 401, given
+/// back otherwise), not merely looked at on arrival: else every request sent while one token was
+/// left would pass, and all fail.
 #[tokio::test]
 async fn with_one_failed_auth_token_left_forty_slow_bad_credentials_at_once_fail_authentication_at_most_twice() {
     // The spec's buckets: 20 failed authentications, then one per 3 s.
@@ -307,9 +308,9 @@ async fn a_source_with_a_full_failed_auth_bucket_gets_twenty_slow_requests_throu
         .map(|n| slow_put(&app, &format!("/v1/lots/many-{n}"), &credential.bearer(), lot_body(), late))
         .collect();
     // All twenty hold a failed-authentication token while their bodies arrive: a 21st request of
-    // the source in flight is refused, whatever its credential (README: requests in flight). Asked
-    // until all twenty have arrived (a ping before that passes, and gives its token back), and
-    // before the first body is complete.
+    // the source in flight is refused, whatever its credential (docs/integrating.md, "Rate
+    // limits"). Asked until all twenty have arrived (a ping before that passes, and gives its token
+    // back), and before the first body is complete.
     let asking = Instant::now();
     let refused = loop {
         let answer = ping(&app, &credential).await;

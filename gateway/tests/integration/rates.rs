@@ -1,10 +1,10 @@
 //! PUT /lots/{external_id}/rates: the write result (201 created, 200 updated, 200 unchanged) with
-//! the Rates read form, the two shapes (range, fixed) and their refusals (DESIGN §5), money exact to
-//! two decimals, the envelope and first-day refusals, currency, plain dates, `envelope_widened`
-//! case by case, dry run, the transport refusals (415, 413, `invalid_query`), the verbs of the
-//! route, the path id, GET /lots carrying the envelope, and the listing requirement
-//! `lot_price_in_force` (rates never void a review by themselves). Every validation row is
-//! pgTAP's; here each code is proved end to end.
+//! the Rates read form, the two shapes (range, fixed) and their refusals (docs/design.md), money
+//! exact to two decimals, the envelope and first-day refusals, currency, plain dates,
+//! `envelope_widened` case by case, dry run, the transport refusals (415, 413, `invalid_query`),
+//! the verbs of the route, the path id, GET /lots carrying the envelope, and the listing
+//! requirement `lot_price_in_force` (rates never void a review by themselves). Every validation row
+//! is pgTAP's; here each code is proved end to end.
 //!
 //! The uniform 401 of a lot that is not the caller's (and missing scopes) is `unauthorized.rs`; the
 //! write log line is `logging.rs`.

@@ -385,7 +385,7 @@ async fn an_answer_that_leaves_the_body_unread_says_connection_close_and_one_tha
     assert_eq!(second.as_deref(), Some("HTTP/1.1 401 Unauthorized"), "after a write the connection is kept");
 }
 
-/// The rate-limit refusals come before the body is read (DESIGN §5): they close too.
+/// The rate-limit refusals come before the body is read (docs/design.md): they close too.
 #[tokio::test]
 async fn a_rate_limit_refusal_before_the_body_says_connection_close() {
     let app = TestApp::spawn_with(|settings| {

@@ -1,4 +1,4 @@
-//! GET /bookings from a hot standby (`DATABASE_READ_URL`; issue 34). Each test runs a private
+//! GET /bookings from a hot standby (`DATABASE_READ_URL`). Each test runs a private
 //! cluster and a real streaming standby of it (`pg_basebackup -R`, [`PrivateCluster::standby`]),
 //! with the feed's watermark lag at zero, and a gateway reading the feed from the standby.
 //!

@@ -1,7 +1,8 @@
-//! Two gateway instances on one database, as a deployment runs them behind a balancer (issue 34;
-//! README, "Scaling out"): two listeners, each with its webhook worker inside (`ingest serve`'s
-//! default), wired to the webhook tests' receiver. Every hint is delivered, none twice by the two
-//! workers, and each instance's `/metrics` counts its own requests and its own worker's attempts.
+//! Two gateway instances on one database, as a deployment runs them behind a balancer
+//! (docs/operating.md, "More instances"): two listeners, each with its webhook worker inside
+//! (`ingest serve`'s default), wired to the webhook tests' receiver. Every hint is delivered, none
+//! twice by the two workers, and each instance's `/metrics` counts its own requests and its own
+//! worker's attempts.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

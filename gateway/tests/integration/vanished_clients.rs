@@ -1,7 +1,7 @@
 //! A client that closes its connection mid-request changes nothing of what the request costs: the
 //! request runs to its end as a task of its own, and is settled on the answer the database gave
-//! (DESIGN §5; Limits rule 3: failed authentications count against the source, never the key_id).
-//! Requests are held in the database (a superuser locks the credentials table, which every
+//! (docs/design.md; Limits rule 3: failed authentications count against the source, never the
+//! key_id). Requests are held in the database (a superuser locks the credentials table, which every
 //! authentication reads) while their clients, on raw connections behind the signed edge header,
 //! close; the gateway is seen to drop the connections before the lock is let go.
 //!

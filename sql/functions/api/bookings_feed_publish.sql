@@ -1,4 +1,4 @@
--- What a hot standby needs to serve the bookings feed without skipping a booking (sql/README.md,
+-- What a hot standby needs to serve the bookings feed without skipping a booking (docs/design.md,
 -- "The feed on a standby"): on the primary, the moment it looks, then every booking writer lock
 -- held at that moment with the earliest writer start each key carries, written in one
 -- transaction. The gateway calls it every FEED_PUBLISH_INTERVAL_MS when DATABASE_READ_URL is set;

@@ -1,7 +1,7 @@
 -- GET /bookings: the operator's bookings from every channel, oldest change first. read_bookings.
 -- p_since: the previous answer's `next` (NULL or empty: from the beginning); p_limit 1-500. The
 -- query's syntax (limit 1-500, since at most 512 characters) is the gateway's, refused before
--- authentication (DESIGN §5); whether a since is a token of ours is decided here.
+-- authentication (docs/design.md); whether a since is a token of ours is decided here.
 --
 -- On the primary, the watermark from the booking writers' locks (app.bookings_watermark); the page
 -- is app.bookings_page's. A standby serves the same page through api.bookings_get_standby.

@@ -1,6 +1,6 @@
 -- GET /lots: the operator's lots, keyset-paged on external_id in byte order. read_supply.
 -- p_after: the previous page's next_after (NULL for the first page); p_limit 1-200. Both come
--- validated: the query's syntax is the gateway's (refused before authentication, DESIGN §5).
+-- validated: the query's syntax is the gateway's (refused before authentication, docs/design.md).
 -- next_after is the last external_id when the page is full, else null. Each entry is the Lot plus
 -- `rates`: the marketplace envelope, or null when the lot has no price yet.
 CREATE OR REPLACE FUNCTION api.lots_get(

@@ -1,8 +1,8 @@
--- Reading a write's body. JSON syntax is the gateway's (DESIGN §1): src/json_syntax.rs reads every
--- body once, strictly, and sends its verdict with the body; app.refuse_body_fault raises it in its
--- place in the order of checks (DESIGN §5: after 401 and the caller's-lot check, before any rule
--- about a value and before the unchanged-body digest shortcut); then app.json_body reads the body as
--- jsonb. Every value is the database's.
+-- Reading a write's body. JSON syntax is the gateway's (docs/design.md): src/json_syntax.rs reads
+-- every body once, strictly, and sends its verdict with the body; app.refuse_body_fault raises it
+-- in its place in the order of checks (docs/design.md: after 401 and the caller's-lot check, before
+-- any rule about a value and before the unchanged-body digest shortcut); then app.json_body reads
+-- the body as jsonb. Every value is the database's.
 
 -- The gateway's verdict on a body, raised: p_body_fault is NULL when it found no fault (or the
 -- caller is not the gateway), else {"error": "invalid_json" | "invalid_body", "field": <name,

@@ -4,7 +4,7 @@
 --
 -- The readers (these, app.json_field and app.json_calendar_text) test absence themselves,
 -- `coalesce(p_value, 'null') = 'null'`, the rule of app.json_absent written as one expression: a
--- nested call costs ~3 µs (a PL/pgSQL call and its SET clause), and a booking reads sixteen members.
+-- nested call costs a PL/pgSQL call and its SET clause, and a booking reads sixteen members.
 
 -- A JSON number with an integral value (12 and 12.0 alike) within p_min..p_max. Strings are refused.
 CREATE OR REPLACE FUNCTION app.json_integer(p_value jsonb, p_field text, p_min integer, p_max integer)

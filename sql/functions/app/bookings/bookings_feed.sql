@@ -109,8 +109,8 @@ REVOKE ALL ON FUNCTION app.bookings_watermark(uuid) FROM PUBLIC;
 -- the lag, the moment of the last publication the standby has replayed, and the start of the
 -- operator's oldest writer open at that moment (api.bookings_feed_publish). Every booking stamped
 -- before that moment was committed before the publication, and so is visible wherever the
--- publication is, unless its writer was open then, and was published (sql/README.md, "The feed on
--- a standby"). A publication that is old only holds the feed back; never published: -infinity.
+-- publication is, unless its writer was open then, and was published (docs/design.md, "The feed
+-- on a standby"). A publication that is old only holds the feed back; never published: -infinity.
 CREATE OR REPLACE FUNCTION app.bookings_watermark_published(p_operator_id uuid)
 RETURNS timestamptz
 LANGUAGE sql

@@ -36,7 +36,7 @@ BEGIN
     -- times). A Booking as the feed answers it: exactly the spec's keys; money a two-decimal string,
     -- stays on the lot's wall clock (no offset), timestamps UTC with microseconds and Z; unknown
     -- values null, vehicle_plates [] when none. No function per row: app.utc_text's SET clause alone
-    -- costs a page dearly (bench/FINDINGS.md).
+    -- costs a page dearly (bench/FINDINGS.md, "A feed page in one statement").
     WITH page AS (
         SELECT b.*, row_number() OVER (ORDER BY b.changed_at, b.reference) AS n
           FROM app.bookings AS b

@@ -1,7 +1,8 @@
 -- The write a PUT route names: 'lot' (app.lot_write), 'rates' (app.rates_write) or
 -- 'blocked_periods' (app.blocked_periods_write), each taking operator id, external id, raw body and
 -- the gateway's verdict on it (app.refuse_body_fault), and answering the write report. Static calls, not EXECUTE: a dynamic statement is parsed and
--- planned again at every call, a static one once per session (bench/FINDINGS.md).
+-- planned again at every call, a static one once per session (bench/FINDINGS.md, "Functions are
+-- PL/pgSQL, even one-line ones; writes called by name").
 CREATE OR REPLACE FUNCTION app.write_named(p_write text, p_operator_id uuid, p_external_id text, p_body text, p_body_fault jsonb)
 RETURNS jsonb
 LANGUAGE plpgsql

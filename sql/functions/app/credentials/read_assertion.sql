@@ -1,10 +1,10 @@
 -- Read assertions: how a standby learns, from the database and not from the gateway, which operator
--- a bookings feed request acts for (DESIGN §4, bent as sql/README.md, "The feed on a standby",
--- records). The primary authenticates the request's credential as usual (revocation, suspension
--- and expiry as of that moment; `last_used_at` stamped) and signs the operator with a key of the
--- database (`read_assertion_key`, readable by the owner's functions only, replicated with the rest);
--- the standby checks the signature and the age before it serves the page. The gateway carries the
--- token from one to the other and can neither make nor alter one.
+-- a bookings feed request acts for (docs/reference/sql-interfaces.md, bent as docs/design.md, "The
+-- feed on a standby", records). The primary authenticates the request's credential as usual
+-- (revocation, suspension and expiry as of that moment; `last_used_at` stamped) and signs the
+-- operator with a key of the database (`read_assertion_key`, readable by the owner's functions
+-- only, replicated with the rest); the standby checks the signature and the age before it serves
+-- the page. The gateway carries the token from one to the other and can neither make nor alter one.
 --
 -- A signed token (app/calls/signed_tokens.sql) signed by HMAC-SHA256(read assertion key, payload), the payload
 -- "1|read_bookings|<operator id>|<issued at, microseconds since 1970>".

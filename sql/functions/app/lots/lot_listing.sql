@@ -1,10 +1,10 @@
 -- Whether a lot can sell, and why not.
 --
--- Content requirements the API can satisfy, in this order (DESIGN §4): lot_capacity (above zero),
--- lot_price_in_force (a marketplace envelope whose validity window holds today on the lot's own
--- calendar), lot_map_pin (coordinates), lot_city_country (a city that is not blank, and a country),
--- lot_arrival_guidance (entrance, access or gateWindow with some text), lot_hero_image (media.heroUrl
--- an https address).
+-- Content requirements the API can satisfy, in this order (docs/reference/sql-interfaces.md):
+-- lot_capacity (above zero), lot_price_in_force (a marketplace envelope whose validity window holds
+-- today on the lot's own calendar), lot_map_pin (coordinates), lot_city_country (a city that is not
+-- blank, and a country), lot_arrival_guidance (entrance, access or gateWindow with some text),
+-- lot_hero_image (media.heroUrl an https address).
 CREATE OR REPLACE FUNCTION app.lot_unmet_requirements(p_lot app.lots)
 RETURNS text[]
 LANGUAGE sql

@@ -41,7 +41,7 @@ BEGIN
         PERFORM app.refuse(422, 'invalid_blocked_periods', 'blocked_periods');
     END IF;
     -- One query accepts a list whose every entry is certainly valid and builds it as the loop below
-    -- would, far cheaper than the loop's calls per entry (bench/FINDINGS.md). A day is a
+    -- would, far cheaper than the loop's calls per entry. A day is a
     -- year 2020-2039, a month and a day of month whose date reads back as the same text. Any doubt,
     -- and the loop takes the whole list again and names the first refusal. (OFFSET 0 keeps the
     -- lateral subqueries apart: pulled up, every use of a day repeated its whole expression.)

@@ -1,5 +1,5 @@
 -- The host name of a webhook endpoint URL, lower-cased, or PT422 invalid_webhook_endpoint with
--- DETAIL p_url. The rules (spec: Endpoint rules; DESIGN §5):
+-- DETAIL p_url. The rules (spec: Endpoint rules; docs/design.md):
 --   https only (scheme in any letter case), port absent or 443, no userinfo, no fragment, at most
 --   2048 characters; a path and query of RFC 3986 characters only (`<`, `>`, `"`, a backtick, a
 --   bare `%` are refused);

@@ -1,0 +1,295 @@
+//! The markdown held against the repository and the code, so that what can go stale mechanically
+//! cannot: every path a page names and every link it makes exist inside the repository (a link to
+//! a heading finds that heading), no link leaves the repository, every `make` target named exists,
+//! the settings table is the settings record's (every setting read is a row with the default
+//! `ingest config` prints, every row is read), and the error table a client reads is the
+//! document's list of codes. The table of codes as the SQL raises them is held by
+//! [`crate::error_codes`].
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// The folders that are not the repository's own text: build output, the local cluster, vendored
+/// third-party files.
+const NOT_OURS: &[&str] = &["target", ".pg", ".git", "node_modules", "gateway/vendor"];
+
+fn repository() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().canonicalize().unwrap()
+}
+
+fn markdown_files(root: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut folders = vec![root.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            let relative = path.strip_prefix(root).unwrap().to_string_lossy().to_string();
+            if NOT_OURS.contains(&relative.as_str()) {
+                continue;
+            }
+            if path.is_dir() {
+                folders.push(path);
+            } else if relative.ends_with(".md") {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// The text in code: inline code spans and fenced blocks, each as one string.
+fn code_of(markdown: &str) -> Vec<String> {
+    let mut code = Vec::new();
+    let mut fenced: Option<String> = None;
+    for line in markdown.lines() {
+        if line.trim_start().starts_with("```") {
+            match fenced.take() {
+                Some(block) => code.push(block),
+                None => fenced = Some(String::new()),
+            }
+            continue;
+        }
+        match &mut fenced {
+            Some(block) => {
+                block.push_str(line);
+                block.push('\n');
+            }
+            None => code.extend(line.split('`').skip(1).step_by(2).map(str::to_string)),
+        }
+    }
+    code
+}
+
+/// `[text](target)` links outside code, and their targets.
+fn links_of(markdown: &str) -> Vec<String> {
+    let mut prose = String::new();
+    let mut fenced = false;
+    for line in markdown.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced {
+            prose.extend(line.split('`').step_by(2).flat_map(|part| [part, " "]));
+            prose.push('\n');
+        }
+    }
+    prose
+        .split("](")
+        .skip(1)
+        .filter_map(|rest| rest.split_once(')').map(|(target, _)| target.trim().to_string()))
+        .chain(prose.split('<').skip(1).filter_map(|rest| {
+            let (inside, _) = rest.split_once('>')?;
+            inside.contains("://").then(|| inside.to_string())
+        }))
+        .collect()
+}
+
+/// A heading's anchor as markdown renderers make it: lower case, spaces to hyphens, punctuation
+/// but hyphens and underscores dropped.
+fn anchor_of(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+fn anchors_of(markdown: &str) -> BTreeSet<String> {
+    let mut fenced = false;
+    let mut anchors = BTreeSet::new();
+    for line in markdown.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced && line.starts_with('#') {
+            anchors.insert(anchor_of(line.trim_start_matches('#')));
+        }
+    }
+    anchors
+}
+
+/// Whether a word in code reads as a path of the repository: it starts with one of the
+/// repository's own top-level entries and names no placeholder.
+fn as_repository_path<'a>(word: &'a str, top_level: &BTreeSet<String>) -> Option<&'a str> {
+    let word = word.trim_matches(|c: char| "\"'(),;:".contains(c));
+    let word = word.split(['#', ':']).next().unwrap_or(word).trim_end_matches('/');
+    let first = word.split('/').next()?;
+    let placeholder = word.contains(['<', '{', '*', '…', '$', '[']) || word.contains("NN") || word.contains("...");
+    (word.contains('/') && top_level.contains(first) && !placeholder).then_some(word)
+}
+
+#[test]
+fn every_path_and_link_in_the_markdown_is_inside_the_repository_and_exists() {
+    let root = repository();
+    let top_level: BTreeSet<String> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().to_string())
+        .filter(|name| !NOT_OURS.contains(&name.as_str()))
+        .collect();
+    let mut faults = Vec::new();
+    let files = markdown_files(&root);
+    assert!(files.len() >= 10, "{files:?}");
+    for file in &files {
+        let name = file.strip_prefix(&root).unwrap().display().to_string();
+        let text = std::fs::read_to_string(file).unwrap();
+        for code in code_of(&text) {
+            for word in code.split_whitespace() {
+                if let Some(path) = as_repository_path(word, &top_level) {
+                    if !root.join(path).exists() {
+                        faults.push(format!("{name}: names `{path}`, which is not in the repository"));
+                    }
+                }
+            }
+        }
+        for link in links_of(&text) {
+            if link.contains("://") || link.starts_with("mailto:") {
+                if !link.starts_with("http://127.0.0.1") && !link.starts_with("http://localhost") {
+                    faults.push(format!("{name}: links {link}, outside the repository"));
+                }
+                continue;
+            }
+            let (path, anchor) = link.split_once('#').unwrap_or((&link, ""));
+            let target = if path.is_empty() { file.clone() } else { file.parent().unwrap().join(path) };
+            let Ok(target) = target.canonicalize() else {
+                faults.push(format!("{name}: links {link}, which does not exist"));
+                continue;
+            };
+            if !target.starts_with(&root) {
+                faults.push(format!("{name}: links {link}, outside the repository"));
+            } else if !anchor.is_empty() && target.extension().is_some_and(|e| e == "md") {
+                let anchors = anchors_of(&std::fs::read_to_string(&target).unwrap());
+                if !anchors.contains(anchor) {
+                    faults.push(format!("{name}: links {link}: no such heading (headings: {anchors:?})"));
+                }
+            }
+        }
+    }
+    assert!(faults.is_empty(), "{}", faults.join("\n"));
+}
+
+#[test]
+fn every_make_target_the_markdown_names_exists() {
+    let root = repository();
+    let makefile = std::fs::read_to_string(root.join("Makefile")).unwrap();
+    let targets: BTreeSet<&str> = makefile
+        .lines()
+        .filter_map(|line| line.split_once(':').map(|(name, _)| name))
+        .filter(|name| {
+            !name.is_empty() && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        })
+        .collect();
+    let mut faults = Vec::new();
+    for file in markdown_files(&root) {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for code in code_of(&text) {
+            let words: Vec<&str> = code.split_whitespace().collect();
+            for pair in words.windows(2) {
+                // (the name, up to what ends it: `make run's`, `make test)`)
+                let target = pair[1].split(|c: char| !(c.is_ascii_alphanumeric() || c == '-')).next().unwrap();
+                if pair[0] == "make" && !target.is_empty() && !pair[1].contains('=') && !targets.contains(target) {
+                    faults.push(format!("{}: `make {target}` is not a target", file.display()));
+                }
+            }
+        }
+    }
+    assert!(faults.is_empty(), "{}\nthe Makefile's targets: {targets:?}", faults.join("\n"));
+}
+
+#[test]
+fn the_checks_read_what_they_mean_to() {
+    let top_level = BTreeSet::from(["gateway".to_string(), "sql".to_string()]);
+    assert_eq!(as_repository_path("(gateway/src/lib.rs:12),", &top_level), Some("gateway/src/lib.rs"));
+    assert_eq!(as_repository_path("sql/tests/NN-topic.sql", &top_level), None);
+    assert_eq!(as_repository_path("sql/migrations/V{n}__name.sql", &top_level), None);
+    assert_eq!(as_repository_path("target/debug/ingest", &top_level), None);
+    assert_eq!(as_repository_path("gateway/src/", &top_level), Some("gateway/src"));
+    assert_eq!(anchor_of(" Errors: SQLSTATE to HTTP"), "errors-sqlstate-to-http");
+    assert_eq!(anchor_of("The binary and `ingest migrate`"), "the-binary-and-ingest-migrate");
+    let markdown = "See [a](b.md#c) and `[x](y)` and <https://example.com>.\n```\n[z](w)\n```\n";
+    assert_eq!(links_of(markdown), vec!["b.md#c".to_string(), "https://example.com".to_string()]);
+    assert_eq!(code_of(markdown), vec!["[x](y)".to_string(), "[z](w)\n".to_string()]);
+}
+
+/// The rows of the first table under `heading` in a reference page: each row's cells, for the rows
+/// whose first cell is a name in backticks.
+fn table_rows(page: &str, heading: &str) -> Vec<Vec<String>> {
+    let text = std::fs::read_to_string(repository().join(page)).unwrap();
+    let section = text.split_once(heading).unwrap_or_else(|| panic!("{page} has no {heading:?}")).1;
+    section
+        .lines()
+        .skip_while(|line| !line.starts_with('|'))
+        .take_while(|line| line.starts_with('|'))
+        .map(|line| line.trim().trim_matches('|').split(" | ").map(|cell| cell.trim().to_string()).collect::<Vec<_>>())
+        .filter(|cells| cells[0].starts_with('`'))
+        .collect()
+}
+
+#[test]
+fn the_settings_table_holds_every_setting_the_binary_reads_with_its_default_and_nothing_else() {
+    // Every name the settings record asks for, with the feed's standby set so that its own
+    // settings are read too; the process-wide ones and `ingest openapi`'s as well.
+    let read = std::sync::Mutex::new(BTreeSet::new());
+    let given = [("DATABASE_URL", "host=db user=u dbname=d"), ("DATABASE_READ_URL", "host=standby user=u dbname=d")];
+    let lookup = |name: &str| {
+        read.lock().unwrap().insert(name.to_string());
+        given.iter().find(|(given, _)| *given == name).map(|(_, value)| value.to_string())
+    };
+    let config = gateway::config::Config::from_lookup(lookup).unwrap();
+    gateway::config::process_settings(&lookup).unwrap();
+    gateway::config::base_path(&lookup).unwrap();
+    let read = read.into_inner().unwrap();
+    let printed: std::collections::BTreeMap<String, String> = config
+        .effective(|url| url.to_string())
+        .lines()
+        .filter_map(|line| line.split_once('=').map(|(name, value)| (name.to_string(), value.to_string())))
+        .collect();
+
+    let rows = table_rows("docs/reference/settings.md", "## The gateway's settings");
+    let documented: BTreeSet<String> = rows.iter().map(|cells| cells[0].trim_matches('`').to_string()).collect();
+    assert_eq!(documented.len(), rows.len(), "a setting has two rows");
+    let unread: Vec<&String> = documented.difference(&read).collect();
+    let undocumented: Vec<&String> = read.difference(&documented).collect();
+    assert!(unread.is_empty(), "docs/reference/settings.md lists settings the binary never reads: {unread:?}");
+    assert!(undocumented.is_empty(), "settings read but not in docs/reference/settings.md: {undocumented:?}");
+
+    let mut faults = Vec::new();
+    for cells in &rows {
+        let name = cells[0].trim_matches('`');
+        let default = cells[1].as_str();
+        let in_force = printed.get(name).map(String::as_str);
+        let fault = if given.iter().any(|(given, _)| *given == name) || default.starts_with("as `") {
+            // (given here, or a default taken from another setting: `ingest config` shows the other's)
+            !(default == "required" || default == "none" || default.starts_with("as `"))
+        } else {
+            match in_force {
+                Some("" | "(unset)") | None => default != "none",
+                Some(value) => default != format!("`{value}`"),
+            }
+        };
+        if fault {
+            faults.push(format!("{name}: the table says {default}, `ingest config` prints {in_force:?} when unset"));
+        }
+    }
+    assert!(faults.is_empty(), "{}", faults.join("\n"));
+}
+
+#[test]
+fn the_error_table_is_the_documents_list_of_error_codes() {
+    let text = std::fs::read_to_string(repository().join("docs/reference/errors.md")).unwrap();
+    let section = text.split_once("## What a client sees").unwrap().1.split("\n## ").next().unwrap();
+    let table: BTreeSet<(u16, String)> = section
+        .lines()
+        .filter_map(|line| {
+            let cells: Vec<&str> = line.trim().trim_matches('|').split(" | ").map(str::trim).collect();
+            let status = cells.first()?.parse::<u16>().ok()?;
+            Some((status, cells.get(1)?.trim_matches('`').to_string()))
+        })
+        .collect();
+    let listed: BTreeSet<(u16, String)> =
+        gateway::openapi::ERROR_CODES.iter().map(|(status, code, _)| (*status, code.to_string())).collect();
+    assert_eq!(table, listed, "docs/reference/errors.md's table against openapi::ERROR_CODES");
+}
