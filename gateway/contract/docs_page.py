@@ -16,6 +16,7 @@ separated by NUL on file descriptors 3 and 4), so no driver or WebSocket library
 import base64
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -33,7 +34,7 @@ class Browser:
     """One headless Chromium and one page in it, spoken to over the DevTools pipe."""
 
     def __init__(self):
-        self.profile = tempfile.TemporaryDirectory()
+        self.profile = tempfile.TemporaryDirectory(ignore_cleanup_errors=True)
         to_browser_read, self.to_browser = os.pipe()
         self.from_browser, from_browser_write = os.pipe()
 
@@ -64,6 +65,7 @@ class Browser:
             preexec_fn=on_fds_3_and_4,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            start_new_session=True,  # (its helper processes go with it on close)
         )
         os.close(to_browser_read)
         os.close(from_browser_write)
@@ -74,7 +76,17 @@ class Browser:
         self.session = self.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
 
     def close(self):
-        self.process.kill()
+        """Asks the browser to close, then ends what is left of its processes, then removes
+        its profile."""
+        try:
+            self._send({"id": 0, "method": "Browser.close"})
+            self.process.wait(timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
         self.process.wait()
         self.profile.cleanup()
 
