@@ -17,7 +17,7 @@ CLUSTER := sql/dev/cluster.sh
 LISTEN_ADDR ?= 127.0.0.1:8080
 BASE_PATH ?= /v1
 
-.PHONY: help deps db build run test lint test-sql test-rust test-openapi test-contract test-docs-page test-examples fuzz bench \
+.PHONY: help deps db build run test lint test-sql test-rust test-openapi test-contract test-docs-page test-examples fuzz bench bench-capacity \
         openapi-document openapi-python-client
 
 help:
@@ -113,6 +113,12 @@ $(EXAMPLES_VENV)/.installed: gateway/examples/requirements.txt
 # The parser property tests with many more cases than make test runs.
 fuzz:
 	PROPTEST_CASES=200000 cargo test --locked --release --test integration parsers_fuzz
+
+# How many operators one machine serves (bench/capacity/run.sh: the load model of
+# bench/capacity/src/model.rs, by steps, rate limits on, webhooks delivered to a local receiver):
+# bench/capacity/RESULTS.md. CAPACITY_QUICK=1 for one short step.
+bench-capacity: deps
+	bench/capacity/run.sh
 
 # The load benchmark (bench/run.sh: wrk against the release gateway, pgbench making the same calls and
 # the plainest SQL returning the same JSON) at two data sizes, then criterion over the pure hot paths.

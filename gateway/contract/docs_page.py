@@ -16,6 +16,7 @@ separated by NUL on file descriptors 3 and 4), so no driver or WebSocket library
 import base64
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -95,6 +96,9 @@ class Browser:
 
     def _receive(self):
         while b"\0" not in self.buffer:
+            ready, _, _ = select.select([self.from_browser], [], [], DEADLINE_SECONDS)
+            if not ready:
+                sys.exit(f"chromium said nothing for {DEADLINE_SECONDS} s")
             chunk = os.read(self.from_browser, 1 << 16)
             if not chunk:
                 sys.exit("chromium closed its DevTools pipe")

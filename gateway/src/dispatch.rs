@@ -405,10 +405,69 @@ where
 /// What the gateway publishes at the root, beside the API: the OpenAPI document and its page.
 struct Published {
     document_path: String,
-    document: Bytes,
+    document: Representation,
     page_path: String,
-    page: Bytes,
+    page: Representation,
     page_policy: HeaderValue,
+}
+
+/// One published text, made once: as it is and gzip-compressed, with its entity tag, so a client
+/// that keeps it asks again for nothing (304) and one that takes gzip gets a fraction of it.
+struct Representation {
+    identity: Bytes,
+    gzip: Bytes,
+    etag: HeaderValue,
+}
+
+impl Representation {
+    fn new(text: String) -> Representation {
+        use sha2::Digest;
+        let digest = sha2::Sha256::digest(text.as_bytes());
+        let tag: String = digest[..12].iter().map(|byte| format!("{byte:02x}")).collect();
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        std::io::Write::write_all(&mut encoder, text.as_bytes()).expect("writing to memory");
+        Representation {
+            gzip: Bytes::from(encoder.finish().expect("writing to memory")),
+            identity: Bytes::from(text),
+            etag: HeaderValue::from_str(&format!("\"{tag}\"")).expect("hex is a header value"),
+        }
+    }
+
+    /// The answer to `headers`: 304 when the client holds this version, else the text, gzip when
+    /// the client takes it.
+    fn answer(&self, headers: &http::HeaderMap, content: impl FnOnce(Bytes) -> Response<Body>) -> Response<Body> {
+        let held =
+            headers.get_all(http::header::IF_NONE_MATCH).iter().filter_map(|v| v.to_str().ok()).any(|v| {
+                v.split(',').map(str::trim).any(|tag| tag == "*" || tag.trim_start_matches("W/") == self.etag)
+            });
+        let mut response = if held {
+            let mut response = Response::new(Body::new(Bytes::new()));
+            *response.status_mut() = StatusCode::NOT_MODIFIED;
+            response
+        } else if takes_gzip(headers) {
+            let mut response = content(self.gzip.clone());
+            response.headers_mut().insert(http::header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+            response
+        } else {
+            content(self.identity.clone())
+        };
+        let answer_headers = response.headers_mut();
+        answer_headers.insert(http::header::ETAG, self.etag.clone());
+        answer_headers.insert(http::header::VARY, HeaderValue::from_static("accept-encoding"));
+        answer_headers.insert(http::header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=300"));
+        response
+    }
+}
+
+/// Whether `Accept-Encoding` takes gzip (a `q` of 0 refuses it).
+fn takes_gzip(headers: &http::HeaderMap) -> bool {
+    headers.get_all(http::header::ACCEPT_ENCODING).iter().filter_map(|v| v.to_str().ok()).any(|value| {
+        value.split(',').any(|coding| {
+            let mut parts = coding.split(';').map(str::trim);
+            parts.next().is_some_and(|name| name.eq_ignore_ascii_case("gzip"))
+                && !parts.any(|p| p.strip_prefix("q=").is_some_and(|q| q.trim_end_matches(['0', '.']).is_empty()))
+        })
+    })
 }
 
 #[derive(Clone, Copy)]
@@ -433,9 +492,9 @@ impl Published {
         let page = openapi::page::page(&document);
         Published {
             document_path: openapi::path(base_path),
-            document: Bytes::from(document.to_string()),
+            document: Representation::new(document.to_string()),
             page_path: openapi::page::path(base_path),
-            page: Bytes::from(page.html),
+            page: Representation::new(page.html),
             page_policy: HeaderValue::from_str(&page.content_security_policy).expect("the policy is ASCII"),
         }
     }
@@ -459,8 +518,12 @@ impl Published {
             Method::GET => {
                 query::check(parts.uri.query(), &[])?;
                 let response = match publication {
-                    Publication::Document => response::json(StatusCode::OK, self.document.clone()),
-                    Publication::Page => response::page(self.page.clone(), self.page_policy.clone()),
+                    Publication::Document => {
+                        self.document.answer(&parts.headers, |body| response::json(StatusCode::OK, body))
+                    }
+                    Publication::Page => {
+                        self.page.answer(&parts.headers, |body| response::page(body, self.page_policy.clone()))
+                    }
                 };
                 Ok((response, None))
             }

@@ -150,6 +150,7 @@ pub async fn run_with(database_url: &str, patience: Patience) -> Result<(), Stri
     }
     keep_secrets_out_of_the_server_log(&client).await?;
     keep_advisory_locks_to_the_owner(&client).await?;
+    keep_temporary_objects_from_public(&client).await?;
     client
         .execute("SELECT pg_advisory_unlock($1)", &[&MIGRATION_LOCK])
         .await
@@ -332,6 +333,36 @@ async fn keep_advisory_locks_to_the_owner(client: &tokio_postgres::Client) -> Re
             "any database login may take the bookings feed's writer lock and hold an operator's feed still: run \
              migrate as a superuser, or have one run the statements of docs/operating.md, \"The database and its \
              roles\", in this database"
+        );
+        Ok(())
+    }
+}
+
+/// Takes `TEMPORARY` on the migrated database from PUBLIC again at every run, so a grant made
+/// since (by hand, or a restore) does not stay: a temporary object could shadow one the functions
+/// use wherever `pg_temp` comes first. Only the database's owner or a superuser may; any other
+/// migrating account warns while PUBLIC holds it, naming the statement its owner runs.
+async fn keep_temporary_objects_from_public(client: &tokio_postgres::Client) -> Result<(), String> {
+    let row = client
+        .query_one(
+            "SELECT pg_catalog.has_database_privilege('public', pg_catalog.current_database(), 'TEMPORARY'), \
+                    pg_catalog.pg_has_role((SELECT datdba FROM pg_catalog.pg_database \
+                                             WHERE datname = pg_catalog.current_database()), 'USAGE'), \
+                    pg_catalog.quote_ident(pg_catalog.current_database())",
+            &[],
+        )
+        .await
+        .map_err(|e| format!("TEMPORARY: {}", describe(&e)))?;
+    let (open_to_public, may_revoke, database): (bool, bool, String) = (row.get(0), row.get(1), row.get(2));
+    if !open_to_public {
+        Ok(())
+    } else if may_revoke {
+        let revoke = format!("REVOKE TEMPORARY ON DATABASE {database} FROM PUBLIC");
+        client.batch_execute(&revoke).await.map_err(|e| format!("TEMPORARY: {}", describe(&e)))
+    } else {
+        tracing::warn!(
+            "PUBLIC may create temporary objects in this database, which could shadow what the functions use: \
+             have its owner run REVOKE TEMPORARY ON DATABASE {database} FROM PUBLIC"
         );
         Ok(())
     }

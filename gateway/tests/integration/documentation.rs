@@ -17,23 +17,22 @@ fn repository() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().canonicalize().unwrap()
 }
 
+/// The repository's markdown: the files git tracks (and any not yet added), vendored ones aside.
 fn markdown_files(root: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut folders = vec![root.to_path_buf()];
-    while let Some(folder) = folders.pop() {
-        for entry in std::fs::read_dir(&folder).unwrap() {
-            let path = entry.unwrap().path();
-            let relative = path.strip_prefix(root).unwrap().to_string_lossy().to_string();
-            if NOT_OURS.contains(&relative.as_str()) {
-                continue;
-            }
-            if path.is_dir() {
-                folders.push(path);
-            } else if relative.ends_with(".md") {
-                found.push(path);
-            }
-        }
-    }
+    let listed = std::process::Command::new("git")
+        .args(["ls-files", "--cached", "--others", "--exclude-standard", "-z", "--", "*.md"])
+        .current_dir(root)
+        .output()
+        .expect("git lists the repository's files");
+    assert!(listed.status.success(), "git ls-files: {}", String::from_utf8_lossy(&listed.stderr));
+    let mut found: Vec<PathBuf> = listed
+        .stdout
+        .split(|byte| *byte == 0)
+        .filter_map(|name| std::str::from_utf8(name).ok())
+        .filter(|name| !name.is_empty() && !NOT_OURS.iter().any(|skip| name.starts_with(&format!("{skip}/"))))
+        .map(|name| root.join(name))
+        .filter(|path| path.exists())
+        .collect();
     found.sort();
     found
 }

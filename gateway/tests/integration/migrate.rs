@@ -138,6 +138,21 @@ async fn two_runs_at_once_take_turns_both_succeed_and_a_third_changes_nothing() 
 }
 
 #[tokio::test]
+async fn temporary_granted_to_public_since_the_last_run_is_taken_back_by_the_next() {
+    let url = create_database(true).await;
+    let admin = connect(&url).await;
+    let public_may = "SELECT has_database_privilege('public', current_database(), 'TEMPORARY')";
+    assert!(!admin.query_one(public_may, &[]).await.unwrap().get::<_, bool>(0));
+    let database: String = admin.query_one("SELECT current_database()", &[]).await.unwrap().get(0);
+    admin.batch_execute(&format!("GRANT TEMPORARY ON DATABASE \"{database}\" TO PUBLIC")).await.unwrap();
+    assert!(admin.query_one(public_may, &[]).await.unwrap().get::<_, bool>(0));
+
+    let run = migrate_process(&url).wait_with_output().await.unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(!admin.query_one(public_may, &[]).await.unwrap().get::<_, bool>(0), "PUBLIC keeps TEMPORARY");
+}
+
+#[tokio::test]
 async fn what_the_tree_does_not_define_is_dropped_and_grants_come_from_the_tree_alone() {
     let url = create_database(true).await;
     let admin = connect(&url).await;

@@ -279,6 +279,25 @@ async fn the_documentation_page_is_served_at_the_root_without_a_credential_and_k
     assert!(printed.status.success());
     assert!(printed.stdout == page.as_bytes(), "the printed page differs from the served one");
 
+    // Kept by a client, it is asked again for nothing; taken as gzip, it is the same page, smaller.
+    let etag = response.header("etag").unwrap().to_string();
+    assert_eq!(response.header("cache-control"), Some("public, max-age=300"));
+    assert_eq!(response.header("vary"), Some("accept-encoding"));
+    let again = app.get("/docs", &[("if-none-match", &etag)]).await;
+    assert_eq!(again.status, 304);
+    assert!(again.body.is_empty());
+    assert_eq!(again.header("etag"), Some(etag.as_str()));
+    assert_eq!(app.get("/docs", &[("if-none-match", "\"other\"")]).await.status, 200);
+    let compressed = app.get("/docs", &[("accept-encoding", "br;q=1, gzip;q=0.8")]).await;
+    assert_eq!(compressed.header("content-encoding"), Some("gzip"));
+    assert!(compressed.body.len() * 3 < page.len(), "{} bytes compressed", compressed.body.len());
+    let mut unzipped = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&compressed.body[..]), &mut unzipped).unwrap();
+    assert_eq!(unzipped, page);
+    let refused_gzip = app.get("/docs", &[("accept-encoding", "gzip;q=0")]).await;
+    assert_eq!(refused_gzip.header("content-encoding"), None);
+    assert_eq!(refused_gzip.body.len(), page.len());
+
     let refused = app.request(http::Method::POST, "/docs", Default::default(), "").await;
     refused.assert_error(405, "method_not_allowed", None);
     assert_eq!(refused.header("allow"), Some("GET, OPTIONS"));

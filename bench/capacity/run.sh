@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# make bench-capacity: how many operators one machine serves under the load model
+# (bench/capacity/src/model.rs), found by steps: for each N of CAPACITY_STEPS, a fresh gateway
+# (release build, the contract's rate limits on, behind a signed edge, its webhook worker
+# delivering to this program's receiver on port 443), CAPACITY_WARMUP seconds of warm-up, then
+# CAPACITY_MEASURE seconds measured. It stops at the first step over a bound and writes every step
+# to bench/capacity/RESULTS.md (CAPACITY_OUT), the largest N within every bound first.
+#
+#   bench/capacity/run.sh                         the search: steps of 1 000 … 10 000, 5 minutes each
+#   CAPACITY_QUICK=1 bench/capacity/run.sh        one step of 200 operators, 30 s: a quick check
+#
+# Needs root (the receiver listens on port 443, and a hosts entry names it, removed at the end) and
+# the local cluster (sql/dev/cluster.sh). The seeded database (capacity) is kept for the next run
+# of the same largest size.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cluster="$root/sql/dev/cluster.sh"
+if [ -n "${CAPACITY_QUICK:-}" ]; then
+    steps="${CAPACITY_STEPS:-200}"; warmup="${CAPACITY_WARMUP:-15}"; measure="${CAPACITY_MEASURE:-30}"
+else
+    steps="${CAPACITY_STEPS:-1000 2000 4000 6000 8000 10000 12000}"
+    warmup="${CAPACITY_WARMUP:-60}"; measure="${CAPACITY_MEASURE:-300}"
+fi
+out="${CAPACITY_OUT:-$root/bench/capacity/RESULTS.md}"
+port="${CAPACITY_PORT:-18180}"
+largest=$(tr ' ' '\n' <<<"$steps" | sort -n | tail -1)
+work="$root/target/capacity"
+edge_secret="capacity-edge-secret"
+hosts_line="127.0.0.1 hooks.capacity.test # bench/capacity/run.sh"
+mkdir -p "$work"
+
+"$cluster" start >/dev/null
+cargo build --release --locked --bin ingest --bin bench-capacity
+ingest="$root/target/release/ingest"
+capacity="$root/target/release/bench-capacity"
+cluster_url="$("$cluster" url postgres)"
+db=capacity
+admin_url="$("$cluster" url "$db" postgres)"
+postmaster=$(head -1 "$(psql "$cluster_url" -XAtqc 'SHOW data_directory')/postmaster.pid")
+
+gateway_pid=""
+cleanup() {
+    [ -n "$gateway_pid" ] && kill "$gateway_pid" 2>/dev/null && wait "$gateway_pid" 2>/dev/null
+    sed -i "\|$hosts_line|d" /etc/hosts
+}
+trap cleanup EXIT
+
+# The data, once per largest size (made again when the size changes or the binary's schema does).
+seeded="$work/seeded-$largest"
+if [ ! -f "$seeded" ] || ! psql "$admin_url" -XAtqc 'SELECT 1 FROM capacity.operators LIMIT 1' >/dev/null 2>&1; then
+    echo "seeding $largest operators" >&2
+    psql "$cluster_url" -Xq -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db"
+    DATABASE_URL="$admin_url" LOG_LEVEL=warn "$ingest" migrate
+    psql "$admin_url" -Xq -v operators="$largest" -f "$root/bench/capacity/seed.sql"
+    "$capacity" seed "$admin_url" "$work/operators.tsv"
+    rm -f "$work"/seeded-*
+    touch "$seeded"
+else
+    DATABASE_URL="$admin_url" LOG_LEVEL=warn "$ingest" migrate
+fi
+"$capacity" tls "$work/tls"
+grep -qF "$hosts_line" /etc/hosts || echo "$hosts_line" >>/etc/hosts
+
+{
+    echo "# Capacity: how many operators one machine serves"
+    echo
+    echo "Written by \`make bench-capacity\` (bench/capacity/run.sh) on $(date -u +%Y-%m-%d), commit"
+    echo "$(git -C "$root" rev-parse --short HEAD), $(nproc) cores shared by the gateway, PostgreSQL and the load program,"
+    echo "$(psql "$cluster_url" -XAtqc 'SHOW server_version'). Each step: a fresh gateway (release build, the contract's rate"
+    echo "limits on, each operator behind the signed edge from its own address, the webhook worker delivering"
+    echo "over HTTPS to the load program's receiver), ${warmup} s of warm-up, ${measure} s measured; latencies from each"
+    echo "request's scheduled time (open loop). The model:"
+    "$capacity" model
+    echo
+    echo "Bounds: every route's p99 ≤ 50 ms (the bookings page ≤ 100 ms), no 5xx, no 429, every hint"
+    echo "delivered within 2 s p99, a booking recorded reaching its operator's feed within 12 s p99."
+    echo
+} >"$out.steps"
+
+passed=""
+for n in $steps; do
+    echo "step: $n operators" >&2
+    DATABASE_URL="$("$cluster" url "$db" ingest_gateway)" WEBHOOK_DATABASE_URL="$("$cluster" url "$db" webhook_worker)" \
+        LISTEN_ADDR="127.0.0.1:$port" ADMIN_LISTEN_ADDR= EDGE_SECRET="$edge_secret" EDGE_PEERS=127.0.0.1/32 \
+        WEBHOOK_PUBLIC_RANGES=127.0.0.0/8 WEBHOOK_EXTRA_ROOTS="$work/tls/ca.pem" LOG_LEVEL=warn \
+        "$ingest" serve >"$work/gateway-$n.log" 2>&1 &
+    gateway_pid=$!
+    for _ in $(seq 100); do curl -fs -o /dev/null "http://127.0.0.1:$port/openapi.json" && break; sleep 0.1; done
+    set +e
+    "$capacity" run --api "http://127.0.0.1:$port/v1" --platform "$("$cluster" url "$db" capacity_platform)" \
+        --operators-file "$work/operators.tsv" --operators "$n" --warmup "$warmup" --measure "$measure" \
+        --tls-dir "$work/tls" --edge-secret "$edge_secret" --receiver 127.0.0.1:443 \
+        --gateway-pid "$gateway_pid" --postgres-pid "$postmaster" >>"$out.steps"
+    verdict=$?
+    set -e
+    kill "$gateway_pid"; wait "$gateway_pid" 2>/dev/null || true; gateway_pid=""
+    case $verdict in
+        0) passed=$n ;;
+        3) break ;;
+        *) echo "the load program failed (exit $verdict)" >&2; exit 1 ;;
+    esac
+done
+
+{
+    echo "# Capacity"
+    echo
+    if [ -n "$passed" ]; then
+        echo "**$passed operators** within every bound on this machine ($(nproc) shared cores); the steps below."
+    else
+        echo "**No step held every bound**; the steps below say which bound was crossed."
+    fi
+    echo
+    tail -n +3 "$out.steps"
+} >"$out"
+rm "$out.steps"
+echo "written: $out" >&2

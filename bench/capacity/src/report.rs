@@ -1,0 +1,226 @@
+//! What a step measured: a latency histogram and the answers' statuses per route (from each
+//! request's scheduled time, so a slow server cannot hide its queue), the hints' delivery delays,
+//! the time from a booking's record to its operator's feed, and the CPU and memory of the gateway
+//! and PostgreSQL; then whether the step holds the model's bounds.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use hdrhistogram::Histogram;
+
+use crate::model;
+
+#[derive(Default)]
+pub struct Recorder {
+    routes: Mutex<BTreeMap<&'static str, Route>>,
+    hints: Mutex<Option<Histogram<u64>>>,
+    booking_to_feed: Mutex<Option<Histogram<u64>>>,
+}
+
+pub struct Route {
+    latency: Histogram<u64>,
+    statuses: BTreeMap<u16, u64>,
+}
+
+fn histogram() -> Histogram<u64> {
+    // microseconds, 1 µs to 10 min, three significant digits
+    Histogram::new_with_bounds(1, 600_000_000, 3).expect("valid bounds")
+}
+
+fn record(histogram: &mut Option<Histogram<u64>>, value: Duration) {
+    let histogram = histogram.get_or_insert_with(self::histogram);
+    histogram.saturating_record(value.as_micros().max(1) as u64);
+}
+
+impl Recorder {
+    pub fn request(&self, route: &'static str, status: u16, latency: Duration) {
+        let mut routes = self.routes.lock().unwrap();
+        let route = routes.entry(route).or_insert_with(|| Route { latency: histogram(), statuses: BTreeMap::new() });
+        route.latency.saturating_record(latency.as_micros().max(1) as u64);
+        *route.statuses.entry(status).or_default() += 1;
+    }
+
+    pub fn hint(&self, delay: Duration) {
+        record(&mut self.hints.lock().unwrap(), delay);
+    }
+
+    pub fn booking_in_feed(&self, delay: Duration) {
+        record(&mut self.booking_to_feed.lock().unwrap(), delay);
+    }
+
+    /// Forgets everything so far (the end of the warm-up).
+    pub fn reset(&self) {
+        self.routes.lock().unwrap().clear();
+        *self.hints.lock().unwrap() = None;
+        *self.booking_to_feed.lock().unwrap() = None;
+    }
+}
+
+/// CPU time (clock ticks) and resident memory of a process and, with `children`, of every process
+/// whose parent it is (PostgreSQL's backends under the postmaster).
+#[derive(Clone, Copy, Default)]
+pub struct Usage {
+    pub ticks: u64,
+    pub rss_kib: u64,
+}
+
+pub fn usage(pid: u32, children: bool) -> Usage {
+    let mut total = own_usage(pid).unwrap_or_default();
+    if children {
+        for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+            let Some(child) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
+            if parent_of(child) == Some(pid) {
+                let usage = own_usage(child).unwrap_or_default();
+                total.ticks += usage.ticks;
+                total.rss_kib += usage.rss_kib;
+            }
+        }
+    }
+    total
+}
+
+fn stat_fields(pid: u32) -> Option<Vec<String>> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // (the command sits in parentheses and may hold spaces: the fields follow its closing one)
+    let after = &stat[stat.rfind(')')? + 2..];
+    Some(after.split_whitespace().map(str::to_string).collect())
+}
+
+fn parent_of(pid: u32) -> Option<u32> {
+    stat_fields(pid)?.get(1)?.parse().ok()
+}
+
+fn own_usage(pid: u32) -> Option<Usage> {
+    let fields = stat_fields(pid)?;
+    // utime and stime are fields 14 and 15 of stat (11 and 12 after the command); rss is 24 (21), in pages
+    let ticks = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    let rss_kib = fields.get(21)?.parse::<u64>().ok()? * 4;
+    Some(Usage { ticks, rss_kib })
+}
+
+/// A step's outcome.
+pub struct Step {
+    pub operators: u32,
+    pub seconds: f64,
+    pub lines: Vec<String>,
+    pub faults: Vec<String>,
+    pub requests_per_second: f64,
+}
+
+pub struct Measured {
+    pub gateway_cpu: f64,
+    pub postgres_cpu: f64,
+    pub own_cpu: f64,
+    pub gateway_rss_mib: f64,
+    pub postgres_rss_mib: f64,
+    pub hints_missing: usize,
+    pub bookings_missing: usize,
+    pub bookings_recorded: u64,
+    pub booking_write: Option<(u64, u64)>,
+}
+
+impl Recorder {
+    pub fn step(&self, operators: u32, elapsed: Duration, measured: &Measured) -> Step {
+        let seconds = elapsed.as_secs_f64();
+        let mut lines = vec![
+            "| route | requests | per second | p50 ms | p99 ms | max ms | 2xx | 4xx | 429 | 5xx | no answer |"
+                .to_string(),
+            "|---|---|---|---|---|---|---|---|---|---|---|".to_string(),
+        ];
+        let mut faults = Vec::new();
+        let mut total = 0;
+        let ms = |us: u64| us as f64 / 1000.0;
+        for (name, route) in self.routes.lock().unwrap().iter() {
+            let count = route.latency.len();
+            total += count;
+            let class = |low: u16, high: u16| -> u64 {
+                route.statuses.iter().filter(|(s, _)| (low..high).contains(*s)).map(|(_, n)| n).sum()
+            };
+            let (ok, client, limited, server, none) =
+                (class(200, 300), class(400, 500), class(429, 430), class(500, 600), class(0, 1));
+            let p99 = route.latency.value_at_quantile(0.99);
+            lines.push(format!(
+                "| {name} | {count} | {:.1} | {:.1} | {:.1} | {:.1} | {ok} | {client} | {limited} | {server} | {none} |",
+                count as f64 / seconds,
+                ms(route.latency.value_at_quantile(0.5)),
+                ms(p99),
+                ms(route.latency.max())
+            ));
+            let bound = if name.contains("bookings") { model::FEED_P99_MS } else { model::ROUTE_P99_MS };
+            if p99 > bound * 1000 {
+                faults.push(format!("{name}: p99 {:.1} ms over {bound} ms", ms(p99)));
+            }
+            if server + none > 0 {
+                faults.push(format!("{name}: {server} 5xx, {none} without an answer"));
+            }
+            if limited > 0 {
+                faults.push(format!("{name}: {limited} answered 429, which the model's rates never earn"));
+            }
+            if client > limited {
+                faults.push(format!("{name}: {} answered 4xx other than 429", client - limited));
+            }
+        }
+        let quantiles = |h: &Option<Histogram<u64>>| {
+            h.as_ref().map_or("none".to_string(), |h| {
+                format!(
+                    "{} (p50 {:.0} ms, p99 {:.0} ms, max {:.0} ms)",
+                    h.len(),
+                    ms(h.value_at_quantile(0.5)),
+                    ms(h.value_at_quantile(0.99)),
+                    ms(h.max())
+                )
+            })
+        };
+        let hints = self.hints.lock().unwrap();
+        let feed = self.booking_to_feed.lock().unwrap();
+        if let Some(h) = hints.as_ref() {
+            if h.value_at_quantile(0.99) > model::HINT_P99_MS * 1000 {
+                faults.push(format!(
+                    "hints: p99 {:.0} ms over {} ms",
+                    ms(h.value_at_quantile(0.99)),
+                    model::HINT_P99_MS
+                ));
+            }
+        }
+        if let Some(h) = feed.as_ref() {
+            if h.value_at_quantile(0.99) > model::BOOKING_TO_FEED_P99_MS * 1000 {
+                faults.push(format!(
+                    "booking to feed: p99 {:.0} ms over {} ms",
+                    ms(h.value_at_quantile(0.99)),
+                    model::BOOKING_TO_FEED_P99_MS
+                ));
+            }
+        }
+        if measured.hints_missing > 0 {
+            faults.push(format!("{} bookings of armed operators never hinted", measured.hints_missing));
+        }
+        if measured.bookings_missing > 0 {
+            faults.push(format!("{} bookings never reached their operator's feed", measured.bookings_missing));
+        }
+        lines.push(String::new());
+        lines.push(format!(
+            "- bookings recorded by the platform: {}{}",
+            measured.bookings_recorded,
+            measured.booking_write.map_or(String::new(), |(p50, p99)| format!(
+                " (booking_record p50 {:.1} ms, p99 {:.1} ms)",
+                ms(p50),
+                ms(p99)
+            ))
+        ));
+        lines.push(format!("- hints received: {}", quantiles(&hints)));
+        lines.push(format!("- a booking recorded, seen in its operator's feed: {}", quantiles(&feed)));
+        lines.push(format!(
+            "- CPU (cores busy): gateway {:.2}, PostgreSQL {:.2}, this load program {:.2}; resident memory: gateway {:.0} MiB, PostgreSQL {:.0} MiB",
+            measured.gateway_cpu, measured.postgres_cpu, measured.own_cpu, measured.gateway_rss_mib, measured.postgres_rss_mib
+        ));
+        Step { operators, seconds, lines, faults, requests_per_second: total as f64 / seconds }
+    }
+
+    pub fn booking_write_quantiles(&self) -> Option<(u64, u64)> {
+        let routes = self.routes.lock().unwrap();
+        routes
+            .get("platform.booking_record")
+            .map(|r| (r.latency.value_at_quantile(0.5), r.latency.value_at_quantile(0.99)))
+    }
+}
