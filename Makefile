@@ -6,8 +6,10 @@
 #               bench/RESULTS.md by bench/run.sh (BENCH_DURATION, BENCH_ROUNDS, BENCH_SIZES,
 #               BENCH_CONNECTIONS); then `cargo bench` for the pure hot paths
 #   make test   every test layer: rustfmt and clippy, pgTAP (pg_prove, twice for body files: C and
-#               en_US locales), plpgsql_check, cargo tests, the OpenAPI checks, schemathesis, and the
-#               webhook receiver example against a real delivery
+#               en_US locales), plpgsql_check, cargo tests, the OpenAPI checks, schemathesis, the
+#               documentation page in headless Chromium, and the webhook receiver example against a
+#               real delivery
+#   make bench-capacity  how many operators one machine serves (bench/capacity/RESULTS.md)
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c

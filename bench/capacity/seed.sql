@@ -61,7 +61,9 @@ SELECT e.operator_id, e.lot_id, e.day, sum(e.check_ins), sum(e.check_outs)
         SELECT b.operator_id, b.lot_id, b.check_out_local::date, 0, 1 FROM app.bookings AS b) AS e
  GROUP BY e.operator_id, e.lot_id, e.day;
 
--- The platform's own login (the booking engine), as a deployment gives it one.
-CREATE ROLE capacity_platform LOGIN IN ROLE platform_service;
+-- The platform's own login (the booking engine), as a deployment gives it one (roles belong to the
+-- cluster: an earlier run may have made it).
+SELECT 'CREATE ROLE capacity_platform LOGIN IN ROLE platform_service'
+ WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'capacity_platform') \gexec
 
 ANALYZE;

@@ -9,7 +9,7 @@
 #
 #   gateway/contract/run.sh          (after `cargo build --bin ingest`; `make test-contract` runs it)
 #
-# CONTRACT_EXAMPLES: test cases per operation and phase (default 300: about 35 s here).
+# CONTRACT_EXAMPLES: test cases per operation and phase (default 300).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)

@@ -1,4 +1,4 @@
--- Authentication (spec: Authentication; docs/design.md last_used_at): `Authorization: Bearer
+-- Authentication (spec: Authentication; docs/integrating.md, credentials): `Authorization: Bearer
 -- <key_id>.<secret>`, split at the first dot, scheme case-insensitive. Every failure is the same
 -- PT401 unauthorized without DETAIL: no or unparseable header, unknown key id, wrong secret, revoked,
 -- expired, operator suspended, missing scope. GET /ping (api.ping, as the gateway's role) answers

@@ -1,10 +1,10 @@
 -- PUT /lots/{external_id}/rates (spec: Rates, PUT /lots/{external_id}/rates, Write result, Dry run;
--- docs/design.md rates shapes and money), called as the gateway (api.lot_rates_put, role
--- ingest_gateway): the two body shapes and their refusals, every optional field, money exact to two
--- decimals, the envelope and first-day rules, the answer, diff before update (an equal envelope
--- issues no statement), envelope_widened case by case, rates never voiding a review, the uniform
--- 401 for a lot that is not the caller's (before the body), dry run, GET /lots showing the
--- envelope, and the lot_price_in_force requirement on the lot's own calendar.
+-- docs/reference/errors.md, "Which field a refusal names"), called as the gateway
+-- (api.lot_rates_put, role ingest_gateway): the two body shapes and their refusals, every optional
+-- field, money exact to two decimals, the envelope and first-day rules, the answer, diff before
+-- update (an equal envelope issues no statement), envelope_widened case by case, rates never
+-- voiding a review, the uniform 401 for a lot that is not the caller's (before the body), dry run,
+-- GET /lots showing the envelope, and the lot_price_in_force requirement on the lot's own calendar.
 BEGIN;
 SELECT plan(222);
 

@@ -1,11 +1,12 @@
 -- GET and PUT /lots/{external_id}/blocked-periods (spec: Blocked period, GET/PUT
--- /lots/{external_id}/blocked-periods, Write result, Dry run; docs/design.md closure refusals),
--- called as the gateway (api.lot_blocked_periods_get / _put, role ingest_gateway), and the
--- console's console.lot_blocked_periods_put: a PUT replaces the whole list; added and removed are
--- the multiset difference of (starts_on, ends_on, reason); an equal list issues no statement; every
--- refusal of the field table names its entry in the caller's coordinates and stores nothing; the
--- list reads back earliest first; a lot that is not the caller's is the uniform 401 (before the
--- body). The overlapping_bookings counts have their own file (17).
+-- /lots/{external_id}/blocked-periods, Write result, Dry run; docs/reference/errors.md, "Which
+-- field a refusal names"), called as the gateway (api.lot_blocked_periods_get / _put, role
+-- ingest_gateway), and the console's console.lot_blocked_periods_put: a PUT replaces the whole
+-- list; added and removed are the multiset difference of (starts_on, ends_on, reason); an equal
+-- list issues no statement; every refusal of the field table names its entry in the caller's
+-- coordinates and stores nothing; the list reads back earliest first; a lot that is not the
+-- caller's is the uniform 401 (before the body). The overlapping_bookings counts have their own
+-- file (17).
 BEGIN;
 SELECT plan(163);
 SELECT tests.lend_temporary_to_project_roles();

@@ -1,5 +1,5 @@
--- The bookings cursor (spec: GET /bookings `since`, Errors invalid_cursor; docs/design.md bookings
--- cursor): `next` is a token of the service, signed with a database-held key and bound to the
+-- The bookings cursor (spec: GET /bookings `since`, Errors invalid_cursor; docs/design.md, the feed's
+-- guarantee): `next` is a token of the service, signed with a database-held key and bound to the
 -- operator, that names a feed position and carries nothing else; the next call accepts it, and the
 -- same position always gets the same token. Anything the service did not issue to this operator
 -- under its current key is PT422 invalid_cursor, field since: garbage, a tampered or truncated token

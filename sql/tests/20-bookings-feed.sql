@@ -1,5 +1,5 @@
--- The bookings feed (spec: Booking, GET /bookings; docs/design.md bookings cursor, booking
--- nullability), through api.bookings_get as the gateway: each booking with exactly the spec's keys
+-- The bookings feed (spec: Booking, GET /bookings; docs/design.md, the feed's guarantee;
+-- nullability: docs/integrating.md), through api.bookings_get as the gateway: each booking with exactly the spec's keys
 -- and formats (money a two-decimal string, stays on the lot's wall clock, the lot's zone, UTC
 -- timestamps with microseconds and Z, unknown values null, plates [] when none); only the caller's
 -- operator's bookings, of every channel; order (change time, reference), so a change puts a booking

@@ -1,5 +1,5 @@
--- The bookings feed never skips a booking that commits late (docs/design.md bookings cursor; the
--- issue's "no booking is ever skipped"): while a transaction that wrote a booking is open, the
+-- The bookings feed never skips a booking that commits late (docs/design.md, the feed's guarantee;
+-- "no booking is ever skipped"): while a transaction that wrote a booking is open, the
 -- watermark is no later than that transaction's start (the oldest such transaction's), so `next`
 -- never passes a booking that is not visible yet; once it commits, a pull from the saved `next`
 -- delivers it, a new booking or a change alike. A transaction that wrote no booking, and a reader,

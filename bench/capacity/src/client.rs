@@ -29,7 +29,13 @@ impl Api {
     pub fn new(base: &str, edge_secret: &str) -> Api {
         let mut connector = HttpConnector::new();
         connector.set_nodelay(true);
-        let client = Client::builder(TokioExecutor::new()).pool_max_idle_per_host(4096).build(connector);
+        // Idle connections are dropped well before the gateway's keep-alive timeout
+        // (HEADER_TIMEOUT_MS) closes them, as a well-behaved client does: else a request can be
+        // sent on a connection the gateway is closing at that moment, and fail unanswered.
+        let client = Client::builder(TokioExecutor::new())
+            .pool_max_idle_per_host(4096)
+            .pool_idle_timeout(std::time::Duration::from_secs(4))
+            .build(connector);
         Api { client, base: base.trim_end_matches('/').to_string(), edge_secret: edge_secret.as_bytes().to_vec() }
     }
 

@@ -57,8 +57,10 @@ impl Recorder {
     }
 }
 
-/// CPU time (clock ticks) and resident memory of a process and, with `children`, of every process
-/// whose parent it is (PostgreSQL's backends under the postmaster).
+/// CPU time (clock ticks) and memory of a process and, with `children`, of every process whose
+/// parent it is (PostgreSQL's backends under the postmaster). Memory is the proportional set size:
+/// shared memory (PostgreSQL's shared buffers) counted once across the processes sharing it, not
+/// once in each.
 #[derive(Clone, Copy, Default)]
 pub struct Usage {
     pub ticks: u64,
@@ -95,7 +97,10 @@ fn own_usage(pid: u32) -> Option<Usage> {
     let fields = stat_fields(pid)?;
     // utime and stime are fields 14 and 15 of stat (11 and 12 after the command); rss is 24 (21), in pages
     let ticks = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
-    let rss_kib = fields.get(21)?.parse::<u64>().ok()? * 4;
+    let rollup = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).unwrap_or_default();
+    let pss =
+        rollup.lines().find_map(|line| line.strip_prefix("Pss:")?.trim().strip_suffix(" kB")?.trim().parse().ok());
+    let rss_kib = pss.unwrap_or_else(|| fields.get(21).and_then(|rss| rss.parse::<u64>().ok()).unwrap_or(0) * 4);
     Some(Usage { ticks, rss_kib })
 }
 
@@ -211,7 +216,7 @@ impl Recorder {
         lines.push(format!("- hints received: {}", quantiles(&hints)));
         lines.push(format!("- a booking recorded, seen in its operator's feed: {}", quantiles(&feed)));
         lines.push(format!(
-            "- CPU (cores busy): gateway {:.2}, PostgreSQL {:.2}, this load program {:.2}; resident memory: gateway {:.0} MiB, PostgreSQL {:.0} MiB",
+            "- CPU (cores busy): gateway {:.2}, PostgreSQL {:.2}, this load program {:.2}; memory (PSS, peak of 5 s samples): gateway {:.0} MiB, PostgreSQL {:.0} MiB",
             measured.gateway_cpu, measured.postgres_cpu, measured.own_cpu, measured.gateway_rss_mib, measured.postgres_rss_mib
         ));
         Step { operators, seconds, lines, faults, requests_per_second: total as f64 / seconds }

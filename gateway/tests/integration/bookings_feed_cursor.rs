@@ -4,7 +4,7 @@
 //!
 //! - A full drain of 3000 bookings in pages of 500 and of 137: every booking once, in feed order,
 //!   has_more true until the last page.
-//! - The no-skip property with real concurrency (the scenario): a booking, or a change to
+//! - The no-skip property with real concurrency (writers committing out of order): a booking, or a change to
 //!   one, held in an open transaction while a later booking commits, is still delivered from the
 //!   `next` the client saved in between; so is a writer that began before a pull and wrote after it.
 //! - Every change to a booking puts it back in the feed; a change that changes nothing does not.

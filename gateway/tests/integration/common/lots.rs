@@ -97,7 +97,7 @@ pub fn minimal_read_form(external_id: &str, name: &str) -> Value {
     })
 }
 
-/// A lot with every field set, meeting every content requirement this issue can decide (so it can
+/// A lot with every field set, meeting every content requirement the API can satisfy (so it can
 /// be submitted for review). `folder` is the operator's media folder (its id by default).
 pub fn full_lot(operator: &Operator) -> Value {
     json!({

@@ -88,20 +88,23 @@ REVOKE ALL ON FUNCTION app.require_read_committed() FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION app.bookings_watermark(p_operator_id uuid)
 RETURNS timestamptz
-LANGUAGE sql
+LANGUAGE plpgsql
 STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT least(
+DECLARE
+    v_class constant oid := app.booking_writer_lock_class(p_operator_id);
+BEGIN
+    RETURN least(
         now() - (SELECT s.value::interval FROM app.settings AS s WHERE s.name = 'bookings_watermark_lag'),
         (SELECT app.booking_writer_started(min(l.objid::bigint))
            FROM pg_catalog.pg_locks AS l
           WHERE l.locktype = 'advisory'
             AND l.database = (SELECT d.oid FROM pg_catalog.pg_database AS d WHERE d.datname = current_database())
-            -- (a sub-select: computed once, not for every lock of the server)
-            AND l.classid = (SELECT app.booking_writer_lock_class(p_operator_id))
+            AND l.classid = v_class
             AND l.objsubid = 2
             AND l.granted));
+END
 $$;
 REVOKE ALL ON FUNCTION app.bookings_watermark(uuid) FROM PUBLIC;
 
@@ -128,11 +131,13 @@ REVOKE ALL ON FUNCTION app.bookings_watermark_published(uuid) FROM PUBLIC;
 -- The signature of a cursor payload, bound to the operator.
 CREATE OR REPLACE FUNCTION app.cursor_signature(p_operator_id uuid, p_payload text)
 RETURNS bytea
-LANGUAGE sql
+LANGUAGE plpgsql
 STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT app.signed_token_signature('cursor_key', p_payload || '|' || p_operator_id::text);
+BEGIN
+    RETURN app.signed_token_signature('cursor_key', p_payload || '|' || p_operator_id::text);
+END
 $$;
 REVOKE ALL ON FUNCTION app.cursor_signature(uuid, text) FROM PUBLIC;
 
@@ -141,12 +146,15 @@ REVOKE ALL ON FUNCTION app.cursor_signature(uuid, text) FROM PUBLIC;
 -- Bound to the operator; anything not issued here fails the signature.
 CREATE OR REPLACE FUNCTION app.cursor_token(p_operator_id uuid, p_changed_at timestamptz, p_reference text)
 RETURNS text
-LANGUAGE sql
+LANGUAGE plpgsql
 STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT app.signed_token(c.payload, app.cursor_signature(p_operator_id, c.payload))
-      FROM (SELECT format('1|%s|%s', (extract(epoch FROM p_changed_at) * 1000000)::bigint, p_reference) AS payload) AS c;
+DECLARE
+    v_payload constant text := format('1|%s|%s', (extract(epoch FROM p_changed_at) * 1000000)::bigint, p_reference);
+BEGIN
+    RETURN app.signed_token(v_payload, app.cursor_signature(p_operator_id, v_payload));
+END
 $$;
 REVOKE ALL ON FUNCTION app.cursor_token(uuid, timestamptz, text) FROM PUBLIC;
 

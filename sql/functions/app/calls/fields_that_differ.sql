@@ -4,14 +4,16 @@
 -- write with a field registry (app.lot_fields, app.rates_fields).
 CREATE OR REPLACE FUNCTION app.fields_that_differ(p_old jsonb, p_new jsonb, p_fields text[])
 RETURNS text[]
-LANGUAGE sql
+LANGUAGE plpgsql
 IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT ARRAY(
+BEGIN
+    RETURN ARRAY(
         SELECT f.name
           FROM unnest(p_fields) WITH ORDINALITY AS f(name, ordinal)
          WHERE p_old IS NULL OR (p_old -> f.name) IS DISTINCT FROM (p_new -> f.name)
          ORDER BY f.ordinal);
+END
 $$;
 REVOKE ALL ON FUNCTION app.fields_that_differ(jsonb, jsonb, text[]) FROM PUBLIC;

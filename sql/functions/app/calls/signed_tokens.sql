@@ -4,25 +4,33 @@
 -- last character of a base64 text carries spare bits that decode() ignores, so several spellings
 -- decode to the same bytes; the caller compares the whole token with the one it would issue
 -- (app.constant_time_equals), which checks the signature and the spelling at once.
+--
+-- PL/pgSQL, not SQL, though each is one expression: the feed calls them on every page, and a SQL
+-- function with a SET clause is never inlined but parsed and planned again at every call, where
+-- PL/pgSQL keeps its plans for the session (bench/FINDINGS.md).
 
 CREATE OR REPLACE FUNCTION app.base64url(p_bytes bytea)
 RETURNS text
-LANGUAGE sql
+LANGUAGE plpgsql
 IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT translate(encode(p_bytes, 'base64'), E'+/=\n', '-_');
+BEGIN
+    RETURN translate(encode(p_bytes, 'base64'), E'+/=\n', '-_');
+END
 $$;
 REVOKE ALL ON FUNCTION app.base64url(bytea) FROM PUBLIC;
 
 -- The padded standard base64 of a base64url text, for decode().
 CREATE OR REPLACE FUNCTION app.base64url_pad(p_text text)
 RETURNS text
-LANGUAGE sql
+LANGUAGE plpgsql
 IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT translate(p_text, '-_', '+/') || repeat('=', (4 - char_length(p_text) % 4) % 4);
+BEGIN
+    RETURN translate(p_text, '-_', '+/') || repeat('=', (4 - char_length(p_text) % 4) % 4);
+END
 $$;
 REVOKE ALL ON FUNCTION app.base64url_pad(text) FROM PUBLIC;
 
@@ -30,24 +38,28 @@ REVOKE ALL ON FUNCTION app.base64url_pad(text) FROM PUBLIC;
 -- by the owner's functions only). Each kind of token has its own key.
 CREATE OR REPLACE FUNCTION app.signed_token_signature(p_key_name text, p_payload text)
 RETURNS bytea
-LANGUAGE sql
+LANGUAGE plpgsql
 STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT extensions.hmac(convert_to(p_payload, 'UTF8'),
+BEGIN
+    RETURN extensions.hmac(convert_to(p_payload, 'UTF8'),
                            (SELECT s.value FROM app.server_secrets AS s WHERE s.name = p_key_name),
                            'sha256');
+END
 $$;
 REVOKE ALL ON FUNCTION app.signed_token_signature(text, text) FROM PUBLIC;
 
 -- The token of a payload and its signature.
 CREATE OR REPLACE FUNCTION app.signed_token(p_payload text, p_signature bytea)
 RETURNS text
-LANGUAGE sql
+LANGUAGE plpgsql
 IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT app.base64url(convert_to(p_payload, 'UTF8')) || '.' || app.base64url(p_signature);
+BEGIN
+    RETURN app.base64url(convert_to(p_payload, 'UTF8')) || '.' || app.base64url(p_signature);
+END
 $$;
 REVOKE ALL ON FUNCTION app.signed_token(text, bytea) FROM PUBLIC;
 
@@ -55,12 +67,14 @@ REVOKE ALL ON FUNCTION app.signed_token(text, bytea) FROM PUBLIC;
 -- spelling issued at once, compared in constant time. False when any part is NULL.
 CREATE OR REPLACE FUNCTION app.signed_token_matches(p_token text, p_payload text, p_signature bytea)
 RETURNS boolean
-LANGUAGE sql
+LANGUAGE plpgsql
 IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT coalesce(app.constant_time_equals(convert_to(p_token, 'UTF8'),
+BEGIN
+    RETURN coalesce(app.constant_time_equals(convert_to(p_token, 'UTF8'),
                                              convert_to(app.signed_token(p_payload, p_signature), 'UTF8')), false);
+END
 $$;
 REVOKE ALL ON FUNCTION app.signed_token_matches(text, text, bytea) FROM PUBLIC;
 

@@ -37,10 +37,12 @@ REVOKE ALL ON FUNCTION app.lot_or_refuse(uuid, text, boolean, integer, text, tex
 -- credential, so ids cannot be probed.
 CREATE OR REPLACE FUNCTION app.caller_lot(p_operator_id uuid, p_external_id text)
 RETURNS app.lots
-LANGUAGE sql
+LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT app.lot_or_refuse(p_operator_id, p_external_id, false, 401, 'unauthorized', NULL);
+BEGIN
+    RETURN app.lot_or_refuse(p_operator_id, p_external_id, false, 401, 'unauthorized', NULL);
+END
 $$;
 REVOKE ALL ON FUNCTION app.caller_lot(uuid, text) FROM PUBLIC;
 
@@ -48,9 +50,11 @@ REVOKE ALL ON FUNCTION app.caller_lot(uuid, text) FROM PUBLIC;
 -- an unknown one is PT422 `invalid_parameter` `p_external_id`.
 CREATE OR REPLACE FUNCTION app.named_lot(p_operator_id uuid, p_external_id text, p_for_update boolean DEFAULT false)
 RETURNS app.lots
-LANGUAGE sql
+LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT app.lot_or_refuse(p_operator_id, p_external_id, p_for_update, 422, 'invalid_parameter', 'p_external_id');
+BEGIN
+    RETURN app.lot_or_refuse(p_operator_id, p_external_id, p_for_update, 422, 'invalid_parameter', 'p_external_id');
+END
 $$;
 REVOKE ALL ON FUNCTION app.named_lot(uuid, text, boolean) FROM PUBLIC;

@@ -4,13 +4,15 @@
 -- features in another order, or coordinates that round to the stored value, are no change.
 CREATE OR REPLACE FUNCTION app.lot_changes(p_old app.lots, p_new app.lots)
 RETURNS text[]
-LANGUAGE sql
+LANGUAGE plpgsql
 IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT app.fields_that_differ(
+BEGIN
+    RETURN app.fields_that_differ(
         CASE WHEN p_old.id IS NOT NULL THEN pg_catalog.to_jsonb(p_old) END, pg_catalog.to_jsonb(p_new),
         ARRAY(SELECT f.name FROM app.lot_fields() AS f ORDER BY f.ordinal));
+END
 $$;
 REVOKE ALL ON FUNCTION app.lot_changes(app.lots, app.lots) FROM PUBLIC;
 
@@ -18,10 +20,12 @@ REVOKE ALL ON FUNCTION app.lot_changes(app.lots, app.lots) FROM PUBLIC;
 -- listing review.
 CREATE OR REPLACE FUNCTION app.lot_changes_reviewed(p_changed text[])
 RETURNS boolean
-LANGUAGE sql
+LANGUAGE plpgsql
 IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT EXISTS (SELECT FROM app.lot_fields() AS f WHERE f.reviewed AND f.name = ANY (p_changed));
+BEGIN
+    RETURN EXISTS (SELECT FROM app.lot_fields() AS f WHERE f.reviewed AND f.name = ANY (p_changed));
+END
 $$;
 REVOKE ALL ON FUNCTION app.lot_changes_reviewed(text[]) FROM PUBLIC;

@@ -82,12 +82,14 @@ REVOKE ALL ON FUNCTION app.rates_write(uuid, text, text, jsonb) FROM PUBLIC;
 -- field on create.
 CREATE OR REPLACE FUNCTION app.rates_changes(p_old app.lot_rates, p_new app.lot_rates)
 RETURNS text[]
-LANGUAGE sql
+LANGUAGE plpgsql
 IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT app.fields_that_differ(
+BEGIN
+    RETURN app.fields_that_differ(
         CASE WHEN p_old.channel IS NOT NULL THEN pg_catalog.to_jsonb(p_old) END, pg_catalog.to_jsonb(p_new),
         ARRAY(SELECT f.name FROM app.rates_fields() AS f WHERE f.stored ORDER BY f.ordinal));
+END
 $$;
 REVOKE ALL ON FUNCTION app.rates_changes(app.lot_rates, app.lot_rates) FROM PUBLIC;
