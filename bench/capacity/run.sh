@@ -4,14 +4,15 @@
 # (release build, the contract's rate limits on, behind a signed edge, its webhook worker
 # delivering to this program's receiver on port 443), CAPACITY_WARMUP seconds of warm-up, then
 # CAPACITY_MEASURE seconds measured. It stops at the first step over a bound and writes every step
-# to bench/capacity/RESULTS.md (CAPACITY_OUT), the largest N within every bound first.
+# to bench/capacity/RESULTS.md (CAPACITY_OUT), the largest N within every bound first. The seeded
+# database (capacity) holds the largest step's operators and is kept for later runs of that size
+# or smaller.
 #
 #   bench/capacity/run.sh                         the search: steps of 1 000 … 10 000, 5 minutes each
 #   CAPACITY_QUICK=1 bench/capacity/run.sh        one step of 200 operators, 30 s: a quick check
 #
 # Needs root (the receiver listens on port 443, and a hosts entry names it, removed at the end) and
-# the local cluster (sql/dev/cluster.sh). The seeded database (capacity) is kept for the next run
-# of the same largest size.
+# the local cluster (sql/dev/cluster.sh).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -46,16 +47,14 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The data, once per largest size (made again when the size changes or the binary's schema does).
-seeded="$work/seeded-$largest"
-if [ ! -f "$seeded" ] || ! psql "$admin_url" -XAtqc 'SELECT 1 FROM capacity.operators LIMIT 1' >/dev/null 2>&1; then
+# The data, made again only when the database holds fewer operators than the largest step needs.
+held=$(psql "$admin_url" -XAtqc 'SELECT count(*) FROM capacity.operators' 2>/dev/null || echo 0)
+if [ "$held" -lt "$largest" ] || [ "$(wc -l <"$work/operators.tsv" 2>/dev/null || echo 0)" -lt "$largest" ]; then
     echo "seeding $largest operators" >&2
     psql "$cluster_url" -Xq -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db"
     DATABASE_URL="$admin_url" LOG_LEVEL=warn "$ingest" migrate
     psql "$admin_url" -Xq -v operators="$largest" -f "$root/bench/capacity/seed.sql"
     "$capacity" seed "$admin_url" "$work/operators.tsv"
-    rm -f "$work"/seeded-*
-    touch "$seeded"
 else
     DATABASE_URL="$admin_url" LOG_LEVEL=warn "$ingest" migrate
 fi
