@@ -644,18 +644,7 @@ if [ -f "$out" ]; then cp "$out" "$earlier"; else : >"$earlier"; fi
     echo
     echo "Decisions kept: [FINDINGS.md](FINDINGS.md)."
 } >>"$out.new"
-# The hand-written part of the file (how a run measures, what its results mean) is kept: everything
-# down to the marker line.
-marker='<!-- bench/run.sh keeps everything above this line and writes everything below it -->'
-{
-    if [ -f "$out" ] && grep -qxF -- "$marker" "$out"; then
-        awk -v marker="$marker" '{ print } $0 == marker { exit }' "$out"
-    else
-        printf '# Benchmarks\n\n%s\n' "$marker"
-    fi
-    echo
-    cat "$out.new"
-} >"$out.kept"
+# The hand-written part of the file (how a run measures, what its results mean) is kept.
+"$root/bench/results_file.sh" "$out" \
+    '<!-- bench/run.sh keeps everything above this line and writes everything below it -->' Benchmarks <"$out.new"
 rm "$out.new"
-mv "$out.kept" "$out"
-echo "written: $out" >&2

@@ -103,16 +103,8 @@ for n in $steps; do
     esac
 done
 
-# The hand-written part of the file (what raised the figure, with its before and after) is kept:
-# everything down to the marker line.
-marker='<!-- bench/capacity/run.sh keeps everything above this line and writes everything below it -->'
+# The hand-written part of the file (what moved the figure, with its before and after) is kept.
 {
-    if [ -f "$out" ] && grep -qxF -- "$marker" "$out"; then
-        awk -v marker="$marker" '{ print } $0 == marker { exit }' "$out"
-    else
-        printf '# Capacity\n\n%s\n' "$marker"
-    fi
-    echo
     if [ -n "$passed" ]; then
         echo "**$passed operators** within every bound on this machine ($(nproc) shared cores); the steps below."
     else
@@ -120,6 +112,6 @@ marker='<!-- bench/capacity/run.sh keeps everything above this line and writes e
     fi
     echo
     tail -n +3 "$out.steps"
-} >"$out"
+} | "$root/bench/results_file.sh" "$out" \
+    '<!-- bench/capacity/run.sh keeps everything above this line and writes everything below it -->' Capacity
 rm "$out.steps"
-echo "written: $out" >&2
