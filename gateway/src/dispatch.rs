@@ -17,7 +17,7 @@ use std::future::Future;
 use std::net::IpAddr;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
@@ -406,16 +406,19 @@ where
 struct Published {
     document_path: String,
     document: Representation,
+    /// What the page is made from.
+    document_value: serde_json::Value,
     page_path: String,
-    page: Representation,
-    page_policy: HeaderValue,
+    /// The page and its policy, made at its first request: making it (two megabytes, their hashes)
+    /// has no place in every start, and most gateways are never asked for it.
+    page: OnceLock<(Representation, HeaderValue)>,
 }
 
-/// One published text, made once: as it is and gzip-compressed, with its entity tag, so a client
-/// that keeps it asks again for nothing (304) and one that takes gzip gets a fraction of it.
+/// One published text: as it is, with its entity tag, so a client that keeps it asks again for
+/// nothing (304); gzip-compressed, once, when a client first takes gzip.
 struct Representation {
     identity: Bytes,
-    gzip: Bytes,
+    gzip: OnceLock<Bytes>,
     etag: HeaderValue,
 }
 
@@ -424,13 +427,21 @@ impl Representation {
         use sha2::Digest;
         let digest = sha2::Sha256::digest(text.as_bytes());
         let tag: String = digest[..12].iter().map(|byte| format!("{byte:02x}")).collect();
-        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-        std::io::Write::write_all(&mut encoder, text.as_bytes()).expect("writing to memory");
         Representation {
-            gzip: Bytes::from(encoder.finish().expect("writing to memory")),
             identity: Bytes::from(text),
+            gzip: OnceLock::new(),
             etag: HeaderValue::from_str(&format!("\"{tag}\"")).expect("hex is a header value"),
         }
+    }
+
+    fn gzip(&self) -> Bytes {
+        self.gzip
+            .get_or_init(|| {
+                let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+                std::io::Write::write_all(&mut encoder, &self.identity).expect("writing to memory");
+                Bytes::from(encoder.finish().expect("writing to memory"))
+            })
+            .clone()
     }
 
     /// The answer to `headers`: 304 when the client holds this version, else the text, gzip when
@@ -445,7 +456,7 @@ impl Representation {
             *response.status_mut() = StatusCode::NOT_MODIFIED;
             response
         } else if takes_gzip(headers) {
-            let mut response = content(self.gzip.clone());
+            let mut response = content(self.gzip());
             response.headers_mut().insert(http::header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
             response
         } else {
@@ -488,15 +499,22 @@ impl Publication {
 
 impl Published {
     fn new(base_path: &str) -> Published {
-        let document = openapi::document(base_path);
-        let page = openapi::page::page(&document);
+        let document_value = openapi::document(base_path);
         Published {
             document_path: openapi::path(base_path),
-            document: Representation::new(document.to_string()),
+            document: Representation::new(document_value.to_string()),
+            document_value,
             page_path: openapi::page::path(base_path),
-            page: Representation::new(page.html),
-            page_policy: HeaderValue::from_str(&page.content_security_policy).expect("the policy is ASCII"),
+            page: OnceLock::new(),
         }
+    }
+
+    fn page(&self) -> &(Representation, HeaderValue) {
+        self.page.get_or_init(|| {
+            let page = openapi::page::page(&self.document_value);
+            let policy = HeaderValue::from_str(&page.content_security_policy).expect("the policy is ASCII");
+            (Representation::new(page.html), policy)
+        })
     }
 
     fn at(&self, path: &str) -> Option<Publication> {
@@ -522,7 +540,8 @@ impl Published {
                         self.document.answer(&parts.headers, |body| response::json(StatusCode::OK, body))
                     }
                     Publication::Page => {
-                        self.page.answer(&parts.headers, |body| response::page(body, self.page_policy.clone()))
+                        let (page, policy) = self.page();
+                        page.answer(&parts.headers, |body| response::page(body, policy.clone()))
                     }
                 };
                 Ok((response, None))
