@@ -300,56 +300,35 @@ impl Load {
         let lot = 1 + (model::fraction(operator.seeded.i as u64, n) * operator.lots.min(50) as f64) as u32;
         let changed = model::fraction(n, operator.seeded.i as u64 + 7) < 0.1;
         let id = model::lot_id(lot);
-        match action {
-            Action::Rates => {
-                let path = format!("/lots/{id}/rates");
-                self.request(
-                    "PUT /lots/{id}/rates",
-                    operator,
-                    Method::PUT,
-                    &path,
-                    Some(model::rates_body(changed)),
-                    scheduled,
-                )
-                .await;
+        let (route, path, body) = match action {
+            Action::Rates => ("PUT /lots/{id}/rates", format!("/lots/{id}/rates"), model::rates_body(changed)),
+            Action::LotPut if model::fraction(n, operator.seeded.i as u64 + 11) < 0.05 => {
+                ("PUT /lots/{id}?dry_run=true", format!("/lots/{id}?dry_run=true"), model::lot_body(lot, changed))
             }
-            Action::LotPut => {
-                let dry_run = model::fraction(n, operator.seeded.i as u64 + 11) < 0.05;
-                let (route, path) = if dry_run {
-                    ("PUT /lots/{id}?dry_run=true", format!("/lots/{id}?dry_run=true"))
-                } else {
-                    ("PUT /lots/{id}", format!("/lots/{id}"))
-                };
-                self.request(route, operator, Method::PUT, &path, Some(model::lot_body(lot, changed)), scheduled).await;
-            }
+            Action::LotPut => ("PUT /lots/{id}", format!("/lots/{id}"), model::lot_body(lot, changed)),
             Action::Closures => {
-                let path = format!("/lots/{id}/blocked-periods");
-                self.request(
-                    "PUT /lots/{id}/blocked-periods",
-                    operator,
-                    Method::PUT,
-                    &path,
-                    Some(model::closures_body(changed)),
-                    scheduled,
-                )
-                .await;
+                ("PUT /lots/{id}/blocked-periods", format!("/lots/{id}/blocked-periods"), model::closures_body(changed))
             }
-            Action::ListLots => {
-                let mut after = String::new();
-                loop {
-                    let path = match after.as_str() {
-                        "" => format!("/lots?limit={}", model::LOTS_LIMIT),
-                        _ => format!("/lots?limit={}&after={after}", model::LOTS_LIMIT),
-                    };
-                    let answer = self.request("GET /lots", operator, Method::GET, &path, None, Instant::now()).await;
-                    let page: serde_json::Value = serde_json::from_slice(&answer.body).unwrap_or_default();
-                    match page["next_after"].as_str() {
-                        Some(next) if answer.status == 200 => after = next.to_string(),
-                        _ => break,
-                    }
-                }
-            }
+            Action::ListLots => return self.list_lots(operator).await,
             Action::Pull => unreachable!("pulls go through pull"),
+        };
+        self.request(route, operator, Method::PUT, &path, Some(body), scheduled).await;
+    }
+
+    /// `GET /lots`, following `next_after` to the last page.
+    async fn list_lots(&self, operator: &Operator) {
+        let mut after = String::new();
+        loop {
+            let path = match after.as_str() {
+                "" => format!("/lots?limit={}", model::LOTS_LIMIT),
+                _ => format!("/lots?limit={}&after={after}", model::LOTS_LIMIT),
+            };
+            let answer = self.request("GET /lots", operator, Method::GET, &path, None, Instant::now()).await;
+            let page: serde_json::Value = serde_json::from_slice(&answer.body).unwrap_or_default();
+            match page["next_after"].as_str() {
+                Some(next) if answer.status == 200 => after = next.to_string(),
+                _ => break,
+            }
         }
     }
 

@@ -179,24 +179,12 @@ impl Recorder {
         };
         let hints = self.hints.lock().unwrap();
         let feed = self.booking_to_feed.lock().unwrap();
-        if let Some(h) = hints.as_ref() {
-            if h.value_at_quantile(0.99) > model::HINT_P99_MS * 1000 {
-                faults.push(format!(
-                    "hints: p99 {:.0} ms over {} ms",
-                    ms(h.value_at_quantile(0.99)),
-                    model::HINT_P99_MS
-                ));
-            }
-        }
-        if let Some(h) = feed.as_ref() {
-            if h.value_at_quantile(0.99) > model::BOOKING_TO_FEED_P99_MS * 1000 {
-                faults.push(format!(
-                    "booking to feed: p99 {:.0} ms over {} ms",
-                    ms(h.value_at_quantile(0.99)),
-                    model::BOOKING_TO_FEED_P99_MS
-                ));
-            }
-        }
+        let over = |name: &str, histogram: &Option<Histogram<u64>>, bound_ms: u64| {
+            let p99 = histogram.as_ref()?.value_at_quantile(0.99);
+            (p99 > bound_ms * 1000).then(|| format!("{name}: p99 {:.0} ms over {bound_ms} ms", ms(p99)))
+        };
+        faults.extend(over("hints", &hints, model::HINT_P99_MS));
+        faults.extend(over("booking to feed", &feed, model::BOOKING_TO_FEED_P99_MS));
         if measured.hints_missing > 0 {
             faults.push(format!("{} bookings of armed operators never hinted", measured.hints_missing));
         }
