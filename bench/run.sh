@@ -16,7 +16,14 @@
 # (sql/dev/cluster.sh standby; DATABASE_READ_URL), against the first reading it from the primary, at
 # 16 connections in alternating rounds, with the standby's lag sampled meanwhile.
 # Rate limits are lifted for the run (RATE_LIMITS=off) and the results say so. The gateway's peak
-# resident memory is read from /proc at the end of each size, and the pass-through's beside it.
+# resident memory is read from /proc at the end of each size, and the pass-through's beside it; the
+# CPU time each used per request, from /proc, beside their rows.
+# On a machine of two cores or more (BENCH_PIN=on, the default there), every route is measured once
+# more with the gateway, and in its turn the pass-through, on a core of its own (core 0) and
+# PostgreSQL, wrk and pgbench on the others, as in production where the gateway does not share its
+# cores with the database: the gateway against the pass-through is judged there.
+# After the last size, a soak (BENCH_SOAK seconds, default 600; 0 skips it): wrk at 64 connections
+# over every route at once, the gateway's resident memory sampled every 5 s.
 #
 # The gateway and pgbench are compared in alternating rounds (wrk, then wrk to the pass-through, then
 # pgbench, then the floor, BENCH_ROUNDS times over): this machine's speed drifts from one run of a
@@ -37,7 +44,8 @@
 # BENCH_SIZES (default "small large"), BENCH_CONNECTIONS (default "1 16 64"), BENCH_OUT (default
 # bench/RESULTS.md), BENCH_PORT (the gateway's, default 18080), BENCH_ADMIN_PORT (its admin
 # listener's, default BENCH_PORT + 1), BENCH_BARE_PORT (the pass-through's, default BENCH_PORT + 2);
-# the gateway reading from the standby listens on BENCH_PORT + 3 and BENCH_PORT + 4 (admin).
+# the gateway reading from the standby listens on BENCH_PORT + 3 and BENCH_PORT + 4 (admin), the
+# pinned gateway and pass-through on BENCH_PORT + 5 and + 6. BENCH_PIN (on or off), BENCH_SOAK.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -58,11 +66,26 @@ admin_port="${BENCH_ADMIN_PORT:-$(( port + 1 ))}"   # the gateway's /metrics, re
 bare_port="${BENCH_BARE_PORT:-$(( port + 2 ))}"   # the pass-through floor (bench/passthrough)
 standby_gateway_port=$(( port + 3 ))   # the gateway reading the feed from the standby
 standby_admin_port=$(( port + 4 ))
+pinned_port=$(( port + 5 ))   # the gateway on a core of its own
+pinned_bare_port=$(( port + 6 ))   # the pass-through, in its turn on the same core
+pin="${BENCH_PIN:-$([ "$(nproc)" -ge 2 ] && echo on || echo off)}"
+soak="${BENCH_SOAK:-600}"
+if ! [[ "$pin" =~ ^(on|off)$ && "$soak" =~ ^[0-9]+$ ]] || { [ "$pin" = on ] && [ "$(nproc)" -lt 2 ]; }; then
+    echo "BENCH_PIN must be on (two cores or more) or off, BENCH_SOAK a whole number of seconds" >&2
+    exit 1
+fi
+all_cores="0-$(( $(nproc) - 1 ))"
+other_cores="1-$(( $(nproc) - 1 ))"   # PostgreSQL's and the load's while the gateway has core 0
+load_cores=""   # when set, the cores wrk and pgbench run on
+declare -A server_pid   # port → the process answering there, whose CPU time is read
 work="$(mktemp -d)"
 gateway_pid=""
 bare_pid=""
 standby_gateway_pid=""
 lag_sampler_pid=""
+pinned_pid=""
+pinned_bare_pid=""
+rss_sampler_pid=""
 # Stops the process $1 (if any), whether or not it is still running.
 stop() { [ -n "$1" ] || return 0; kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
 cleanup() {
@@ -70,6 +93,10 @@ cleanup() {
     stop "$bare_pid"
     stop "$standby_gateway_pid"
     stop "$lag_sampler_pid"
+    stop "$pinned_pid"
+    stop "$pinned_bare_pid"
+    stop "$rss_sampler_pid"
+    [ "$pin" = on ] && database_on_cores "$all_cores"
     "$cluster" standby-stop
     rm -rf "$work"
 }
@@ -103,12 +130,31 @@ ingest="$root/target/release/ingest"
 # The p-th percentile (0-100) of the numbers on stdin, one per line.
 percentile() { sort -n | awk -v p="$1" '{ v[NR] = $1 } END { i = int((NR * p + 99) / 100); if (i < 1) i = 1; print v[i] + 0 }'; }
 
+# The CPU time the process $1 has used so far, in µs: its threads' user and system time (/proc).
+clock_ticks="$(getconf CLK_TCK)"
+cpu_us() { awk -v tck="$clock_ticks" '{ sub(/^.*\) /, ""); printf "%.0f\n", ($12 + $13) * 1000000 / tck }' "/proc/$1/stat"; }
+
+# The CPU time per request (µs, one decimal) over the rounds' gateway_run lines (their requests and
+# the server's CPU time), or "-".
+cpu_per_request() {
+    printf '%s\n' "$@" | awk '{ requests += $5; cpu += $7 } END { if (requests > 0) printf "%.1f\n", cpu / requests; else print "-" }'
+}
+
+# PostgreSQL's processes, and every backend it starts from now on, on the cores $1 (taskset).
+database_on_cores() {
+    local postmaster pid
+    # (the parent of the checkpointer, which lives as long as the server)
+    postmaster="$(ps -o ppid= -p "$(psql "$cluster_url" -XAtqc "SELECT pid FROM pg_stat_activity WHERE backend_type = 'checkpointer'")" | tr -d ' ')"
+    for pid in "$postmaster" $(pgrep -P "$postmaster"); do taskset -a -p -c "$1" "$pid" >/dev/null 2>&1 || true; done
+}
+
 # wrk for $2 seconds at $1 connections to port $3 (default: the gateway's) with the request of the
 # BENCH_* environment: "req/s p50_ms p99_ms errors requests mean_ms".
 run_wrk() {
-    local c="$1" seconds="$2" threads=2
+    local c="$1" seconds="$2" threads=2 launcher=()
     [ "$c" -lt 2 ] && threads=1
-    wrk -t"$threads" -c"$c" -d"${seconds}s" --latency -s "$root/bench/wrk/request.lua" "http://127.0.0.1:${3:-$port}" \
+    [ -n "$load_cores" ] && launcher=(taskset -c "$load_cores")
+    "${launcher[@]}" wrk -t"$threads" -c"$c" -d"${seconds}s" --latency -s "$root/bench/wrk/request.lua" "http://127.0.0.1:${3:-$port}" \
         >"$work/wrk.out" 2>&1 || true
     awk '
         function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
@@ -133,7 +179,9 @@ run_pgbench() {
     local threads=2
     [ "$c" -lt 2 ] && threads=1
     rm -f "$work"/pgb.*
-    "$pg_bin/pgbench" -n -M prepared -c "$c" -j "$threads" -T "$(( window + 1 ))" -l --log-prefix="$work/pgb" \
+    local launcher=()
+    [ -n "$load_cores" ] && launcher=(taskset -c "$load_cores")
+    "${launcher[@]}" "$pg_bin/pgbench" -n -M prepared -c "$c" -j "$threads" -T "$(( window + 1 ))" -l --log-prefix="$work/pgb" \
         "$@" "$url" >"$work/pgbench.out" 2>&1 || true
     cat "$work"/pgb.* 2>/dev/null | awk -v window="$window" '
         { end_us = $5 * 1000000 + $6; line[NR] = $0; ended[NR] = end_us; if (end_us > last) last = end_us }
@@ -198,6 +246,8 @@ statement_wal_bytes() {
 # --- one size ------------------------------------------------------------------------------------
 
 rows=()   # the table's rows, across sizes
+pinned_rows=()   # "size|route|conns|gateway run|pass-through run|gateway CPU µs/req|pass-through CPU µs/req"
+soak_line="not run"
 peak_rss=()
 bare_peak_rss=()   # the pass-through's, beside the gateway's: what hyper and tokio-postgres keep alone
 interleaved=()   # "size: PUT p50 / GET p50" (ms)
@@ -253,12 +303,16 @@ lot_json_written_last() {
         SELECT api.lot_put(:'auth', 'lot-000002', :'body', false);"
 }
 
-# wrk at $c connections with the route's request, for $1 seconds, to port $2 (default: the gateway).
+# wrk at $c connections with the route's request, for $1 seconds, to port $2 (default: the gateway):
+# run_wrk's line and the CPU time (µs) the server on that port used meanwhile.
 gateway_run() {
-    BENCH_METHOD="$method" BENCH_PATH="$path" BENCH_AUTHORIZATION="$auth" BENCH_BODY_FILE="$body_file" \
-    BENCH_FOLLOW="$([[ "$path" == /v1/bookings* ]] && echo next)" \
-    BENCH_CHANGING="$([[ "$path" == *"{lot}"* ]] && echo capacity)" \
-    BENCH_EXPECT="$([[ "$writes" == refused* ]] && echo "${writes#refused }")" run_wrk "$c" "$1" "${2:-$port}"
+    local to="${2:-$port}" before measured
+    before="$(cpu_us "${server_pid[$to]}")"
+    measured="$(BENCH_METHOD="$method" BENCH_PATH="$path" BENCH_AUTHORIZATION="$auth" BENCH_BODY_FILE="$body_file" \
+                BENCH_FOLLOW="$([[ "$path" == /v1/bookings* ]] && echo next)" \
+                BENCH_CHANGING="$([[ "$path" == *"{lot}"* ]] && echo capacity)" \
+                BENCH_EXPECT="$([[ "$writes" == refused* ]] && echo "${writes#refused }")" run_wrk "$c" "$1" "$to")"
+    echo "$measured $(( $(cpu_us "${server_pid[$to]}") - before ))"
 }
 
 # The bench operator's webhook endpoint disarmed, as its console would.
@@ -287,6 +341,9 @@ make_database() {
     psql "$admin_url" -XqAt -c "VACUUM ANALYZE" -c "CHECKPOINT"
     operator="$(psql "$admin_url" -XAtqc "SELECT id FROM app.operators WHERE name = 'Bench Large'")"
     auth="Bearer $bearer"
+    # The booking writes' floor: a role that owns nothing, acting for the operator under row-level security.
+    psql "$admin_url" -XqAt -f "$root/bench/floor/booking_writer.sql" >/dev/null
+    booking_floor_url="$("$cluster" url "$db" bench_booking_writer)?options=-c%20app.operator_id%3D$operator"
 }
 
 # The request bodies the routes send, written under $work.
@@ -353,50 +410,61 @@ start_gateways() {
         CPU_SCHEDULING=batch WEBHOOK_WORKER=off ADMIN_LISTEN_ADDR="127.0.0.1:$admin_port" LOG_LEVEL=warn \
         "$ingest" serve >"$work/gateway.log" 2>&1 &
     gateway_pid=$!
+    server_pid[$port]=$gateway_pid
     # The floor this architecture cannot beat (bench/passthrough): the same calls over a pool of the
     # same size and the same session settings that matter to a plan (generic plans), under the same
     # CPU scheduling, with nothing else.
     DATABASE_URL="$gateway_url?options=-c%20plan_cache_mode%3Dforce_generic_plan" LISTEN_ADDR="127.0.0.1:$bare_port" \
         POOL_SIZE=64 chrt --batch 0 "$root/target/release/bench-passthrough" >"$work/bare.log" 2>&1 &
     bare_pid=$!
+    server_pid[$bare_port]=$bare_pid
     local ready_port
     for ready_port in "$port" "$bare_port"; do
         for _ in $(seq 50); do curl -fs -o /dev/null -H "Authorization: $auth" "http://127.0.0.1:$ready_port/v1/ping" && break; sleep 0.1; done
     done
 }
 
+# Every route measured, a line each: name | method | path | body | pgbench script and its variables |
+# floor script and its variables | "write" (WAL per request measured) or "refused <status>" (the
+# status every answer must have).
+route_scenarios=(
+    "GET /ping|GET|/v1/ping||ping.sql||"
+    "GET /lots (50)|GET|/v1/lots?limit=50||lots_page.sql -D after=none -D limit=50|lots_page.sql -D after=none -D limit=50|"
+    "GET /lots (200)|GET|/v1/lots?limit=200||lots_page.sql -D after=none -D limit=200|lots_page.sql -D after=none -D limit=200|"
+    "GET one lot|GET|/v1/lots?after=lot-000001&limit=1||lots_page.sql -D after=lot-000001 -D limit=1|lots_page.sql -D after=lot-000001 -D limit=1|"
+    "PUT lot, unchanged|PUT|/v1/lots/lot-000002|lot.json|lot_put.sql -D lot=lot-000002||write"
+    "PUT lot, unchanged (other text)|PUT|/v1/lots/lot-000002|lot_other_text.json|lot_put.sql -D lot=lot-000002||write"
+    "PUT lot, one field changed|PUT|/v1/lots/{lot}|changing.json|lot_put_changing.sql||write"
+    "PUT lot, 64 KiB refused (\\u0000 last)|PUT|/v1/lots/lot-000003|refused_64k.json|||refused 422"
+    "PUT lot, 64 KiB refused (9 000 × 1e1000)|PUT|/v1/lots/lot-000003|refused_exponents.json|||refused 422"
+    "PUT lot, 64 KiB refused (a key twice, last of 6 500 objects)|PUT|/v1/lots/lot-000003|refused_repeated_key.json|||refused 422"
+    "PUT lot, 64 KiB refused (a key twice after 16 000 tiny arrays)|PUT|/v1/lots/lot-000003|refused_tiny_arrays.json|||refused 422"
+    "PUT lot, 64 KiB refused (5 400 top-level members, the first again last)|PUT|/v1/lots/lot-000003|refused_top_level_key.json|||refused 422"
+    "PUT lot, 64 KiB read (32 000 numbers, unknown_field)|PUT|/v1/lots/lot-000003|read_numbers.json||json_read.sql|refused 422"
+    "PUT lot, 64 KiB read (the lot laid out again, unchanged)|PUT|/v1/lots/lot-000004|read_lot.json|lot_put.sql -D lot=lot-000004|json_read.sql|write"
+    "PUT rates, unchanged|PUT|/v1/lots/lot-000002/rates|rates.json|rates_put.sql -D lot=lot-000002||write"
+    "GET blocked periods (100)|GET|/v1/lots/lot-000001/blocked-periods||blocked_periods_get.sql -D lot=lot-000001|blocked_periods.sql -D lot=lot-000001|"
+    "PUT blocked periods (100), unchanged|PUT|/v1/lots/lot-000001/blocked-periods|closures.json|blocked_periods_put.sql -D lot=lot-000001||write"
+    "GET /bookings (200, following next)|GET|/v1/bookings?limit=200||bookings_page.sql -D next=none -D limit=200|bookings_page.sql -D limit=200 -D at=-infinity -D ref=none|"
+    "GET /bookings (500, following next)|GET|/v1/bookings?limit=500||bookings_page.sql -D next=none -D limit=500|bookings_page.sql -D limit=500 -D at=-infinity -D ref=none|"
+)
+
+# The route scenario $1's fields, and what they give: the body's file, pgbench's and the floor's
+# script and arguments (variables of the caller's, which declares them).
+route_vars() {
+    IFS='|' read -r name method path body pgb floor writes <<<"$1"
+    body_file=""; extra=(); floor_args=()
+    [ -n "$body" ] && body_file="$work/$body" && extra=(-D "body=$(cat "$body_file")")
+    read -r -a pgb_args <<<"$pgb"
+    [ -n "$floor" ] && read -r -a floor_args <<<"$floor"
+    return 0
+}
+
 # Every route at every concurrency: gateway, pass-through, pgbench and floor in alternating rounds.
 measure_routes() {
-    # name | method | path | body | pgbench script and its variables | floor script and its variables |
-    # "write" (WAL per request measured) or "refused <status>" (the status every answer must have)
-    local scenarios=(
-        "GET /ping|GET|/v1/ping||ping.sql||"
-        "GET /lots (50)|GET|/v1/lots?limit=50||lots_page.sql -D after=none -D limit=50|lots_page.sql -D after=none -D limit=50|"
-        "GET /lots (200)|GET|/v1/lots?limit=200||lots_page.sql -D after=none -D limit=200|lots_page.sql -D after=none -D limit=200|"
-        "GET one lot|GET|/v1/lots?after=lot-000001&limit=1||lots_page.sql -D after=lot-000001 -D limit=1|lots_page.sql -D after=lot-000001 -D limit=1|"
-        "PUT lot, unchanged|PUT|/v1/lots/lot-000002|lot.json|lot_put.sql -D lot=lot-000002||write"
-        "PUT lot, unchanged (other text)|PUT|/v1/lots/lot-000002|lot_other_text.json|lot_put.sql -D lot=lot-000002||write"
-        "PUT lot, one field changed|PUT|/v1/lots/{lot}|changing.json|lot_put_changing.sql||write"
-        "PUT lot, 64 KiB refused (\\u0000 last)|PUT|/v1/lots/lot-000003|refused_64k.json|||refused 422"
-        "PUT lot, 64 KiB refused (9 000 × 1e1000)|PUT|/v1/lots/lot-000003|refused_exponents.json|||refused 422"
-        "PUT lot, 64 KiB refused (a key twice, last of 6 500 objects)|PUT|/v1/lots/lot-000003|refused_repeated_key.json|||refused 422"
-        "PUT lot, 64 KiB refused (a key twice after 16 000 tiny arrays)|PUT|/v1/lots/lot-000003|refused_tiny_arrays.json|||refused 422"
-        "PUT lot, 64 KiB refused (5 400 top-level members, the first again last)|PUT|/v1/lots/lot-000003|refused_top_level_key.json|||refused 422"
-        "PUT lot, 64 KiB read (32 000 numbers, unknown_field)|PUT|/v1/lots/lot-000003|read_numbers.json||json_read.sql|refused 422"
-        "PUT lot, 64 KiB read (the lot laid out again, unchanged)|PUT|/v1/lots/lot-000004|read_lot.json|lot_put.sql -D lot=lot-000004|json_read.sql|write"
-        "PUT rates, unchanged|PUT|/v1/lots/lot-000002/rates|rates.json|rates_put.sql -D lot=lot-000002||write"
-        "GET blocked periods (100)|GET|/v1/lots/lot-000001/blocked-periods||blocked_periods_get.sql -D lot=lot-000001|blocked_periods.sql -D lot=lot-000001|"
-        "PUT blocked periods (100), unchanged|PUT|/v1/lots/lot-000001/blocked-periods|closures.json|blocked_periods_put.sql -D lot=lot-000001||write"
-        "GET /bookings (200, following next)|GET|/v1/bookings?limit=200||bookings_page.sql -D next=none -D limit=200|bookings_page.sql -D limit=200 -D at=-infinity -D ref=none|"
-        "GET /bookings (500, following next)|GET|/v1/bookings?limit=500||bookings_page.sql -D next=none -D limit=500|bookings_page.sql -D limit=500 -D at=-infinity -D ref=none|"
-    )
     local scenario name method path body pgb floor writes c body_file pgb_args extra floor_args
-    for scenario in "${scenarios[@]}"; do
-        IFS='|' read -r name method path body pgb floor writes <<<"$scenario"
-        body_file=""; extra=(); floor_args=()
-        [ -n "$body" ] && body_file="$work/$body" && extra=(-D "body=$(cat "$body_file")")
-        read -r -a pgb_args <<<"$pgb"
-        [ -n "$floor" ] && read -r -a floor_args <<<"$floor"
+    for scenario in "${route_scenarios[@]}"; do
+        route_vars "$scenario"
         for c in $connections; do
             echo "$size: $name at $c" >&2
             local gw pg fl bare wal="" round wal_bytes=0 gw_rounds=() pg_rounds=() fl_rounds=() bare_rounds=()
@@ -429,9 +497,49 @@ measure_routes() {
                 local requests; requests="$(echo "$gw" | cut -d' ' -f5)"
                 wal="$(( wal_bytes / (requests > 0 ? requests : 1) ))"
             fi
-            rows+=("$size|$name|$c|$gw|$pg|$fl|$wal|$bare")
+            rows+=("$size|$name|$c|$gw|$pg|$fl|$wal|$bare|$(cpu_per_request "${gw_rounds[@]}")|$(cpu_per_request "${bare_rounds[@]}")")
         done
     done
+}
+
+# Every route at every concurrency again, the gateway and in its turn the pass-through on core 0 and
+# everything else (PostgreSQL, wrk) on the other cores: the gateway as it runs in production, with
+# the default CPU scheduling, against the pass-through under the same conditions.
+measure_pinned() {
+    [ "$pin" = on ] || return 0
+    database_on_cores "$other_cores"
+    DATABASE_URL="$gateway_url" LISTEN_ADDR="127.0.0.1:$pinned_port" RATE_LIMITS=off DATABASE_POOL_SIZE=64 \
+        WEBHOOK_WORKER=off ADMIN_LISTEN_ADDR="" LOG_LEVEL=warn taskset -c 0 "$ingest" serve >"$work/pinned.log" 2>&1 &
+    pinned_pid=$!
+    server_pid[$pinned_port]=$pinned_pid
+    DATABASE_URL="$gateway_url?options=-c%20plan_cache_mode%3Dforce_generic_plan" LISTEN_ADDR="127.0.0.1:$pinned_bare_port" \
+        POOL_SIZE=64 taskset -c 0 "$root/target/release/bench-passthrough" >"$work/pinned_bare.log" 2>&1 &
+    pinned_bare_pid=$!
+    server_pid[$pinned_bare_port]=$pinned_bare_pid
+    local ready_port
+    for ready_port in "$pinned_port" "$pinned_bare_port"; do
+        for _ in $(seq 50); do curl -fs -o /dev/null -H "Authorization: $auth" "http://127.0.0.1:$ready_port/v1/ping" && break; sleep 0.1; done
+    done
+    local load_cores="$other_cores"
+    local scenario name method path body pgb floor writes c body_file pgb_args extra floor_args round
+    for scenario in "${route_scenarios[@]}"; do
+        route_vars "$scenario"
+        for c in $connections; do
+            echo "$size: $name at $c, the gateway on a core of its own" >&2
+            [ "$writes" = write ] && psql "$admin_url" -XqAt -c "VACUUM ANALYZE"
+            gateway_run 1 "$pinned_port" >/dev/null
+            gateway_run 1 "$pinned_bare_port" >/dev/null
+            local gw_rounds=() bare_rounds=()
+            for round in $(seq "$rounds"); do
+                gw_rounds+=("$(gateway_run "$window" "$pinned_port")")
+                bare_rounds+=("$(gateway_run "$window" "$pinned_bare_port")")
+            done
+            pinned_rows+=("$size|$name|$c|$(combine_rounds "${gw_rounds[@]}")|$(combine_rounds "${bare_rounds[@]}")|$(cpu_per_request "${gw_rounds[@]}")|$(cpu_per_request "${bare_rounds[@]}")")
+        done
+    done
+    stop "$pinned_pid"; pinned_pid=""
+    stop "$pinned_bare_pid"; pinned_bare_pid=""
+    database_on_cores "$all_cores"
 }
 
 # The feed read through a second gateway from a standby made for it, against the primary.
@@ -447,6 +555,7 @@ measure_feed_from_standby() {
         WEBHOOK_WORKER=off ADMIN_LISTEN_ADDR="127.0.0.1:$standby_admin_port" LOG_LEVEL=warn \
         "$ingest" serve >"$work/standby_gateway.log" 2>&1 &
     standby_gateway_pid=$!
+    server_pid[$standby_gateway_port]=$standby_gateway_pid
     standby_caught_up
     for _ in $(seq 50); do curl -fs -o /dev/null -H "Authorization: $auth" "http://127.0.0.1:$standby_gateway_port/v1/ping" && break; sleep 0.1; done
     sleep 2   # a publication or two in place
@@ -483,10 +592,11 @@ measure_booking_writes() {
     # platform.booking_record and platform.booking_update (a status change, a date change), at 1 and
     # 16 connections, with the operator's webhook endpoint armed (bench/generate.sql armed it: every
     # write leaves a hint; no worker runs, so the hints pile up as they would behind a slow receiver),
-    # then disarmed (its waiting hints die, as a disarm does). The
-    # platform's functions are SECURITY DEFINER: pgbench calls them as the superuser, against the
-    # plainest SQL writing the same row with every trigger on, the lot found by its key
-    # (bench/floor/booking_*.sql). No gateway side: no HTTP route writes bookings.
+    # then disarmed (its waiting hints die, as a disarm does). The platform's functions are SECURITY
+    # DEFINER: pgbench calls them as the superuser, against the plainest SQL writing the same row with
+    # every trigger on, the lot found by its key (bench/floor/booking_*.sql), run as a role that owns
+    # nothing, under the same forced row-level security (bench/floor/booking_writer.sql). No gateway
+    # side: no HTTP route writes bookings.
     local booking_writes=("platform.booking_record|booking_record.sql" "platform.booking_update, status|booking_status.sql"
                           "platform.booking_update, dates|booking_dates.sql")
     local booking_vars=(-D "operator=$operator" -D "lots=$lots" -D "bookings=$bookings")
@@ -502,7 +612,7 @@ measure_booking_writes() {
                 local pg_rounds=() fl_rounds=()
                 for round in $(seq "$rounds"); do
                     pg_rounds+=("$(run_pgbench "$c" "$admin_url" -f "$root/bench/pgbench/$script" "${booking_vars[@]}")")
-                    fl_rounds+=("$(run_pgbench "$c" "$admin_url" -f "$root/bench/floor/$script" "${booking_vars[@]}")")
+                    fl_rounds+=("$(run_pgbench "$c" "$booking_floor_url" -f "$root/bench/floor/$script" "${booking_vars[@]}")")
                 done
                 rows+=("$size|$name (endpoint $armed)|$c|- - - - -|$(combine_rounds "${pg_rounds[@]}")|$(combine_rounds "${fl_rounds[@]}")||- - - - -")
             done
@@ -523,18 +633,55 @@ measure_interleaved() {
     interleaved+=("$size: $(script_p50 0) / $(script_p50 1)")
 }
 
-# The gateway's and the pass-through's peak resident memory; then both are stopped.
+# The gateway's and the pass-through's peak resident memory.
 record_peaks() {
     peak_of() { awk '/VmHWM/ { printf "%.1f MiB", $2 / 1024 }' "/proc/$1/status"; }
     peak_rss+=("$size: $(peak_of "$gateway_pid")")
     bare_peak_rss+=("$size: $(peak_of "$bare_pid")")
+}
+
+# After the last size: every route at once for BENCH_SOAK seconds at 64 connections, the gateway's
+# resident memory sampled every 5 s. A leak, or buffers kept that grow with what the gateway has
+# served, shows as growth after the first minute (by then every route's buffers are at their size).
+measure_soak() {
+    [ "$soak" -gt 0 ] && [ "$size" = "${sizes##* }" ] || return 0
+    local scenario name method path body pgb floor writes body_file pgb_args extra floor_args
+    : >"$work/mix"
+    for scenario in "${route_scenarios[@]}"; do
+        route_vars "$scenario"
+        echo "$method $path $body_file" >>"$work/mix"
+    done
+    echo "$size: soak, every route at 64 connections for $soak s" >&2
+    (
+        local started=$SECONDS
+        while true; do
+            echo "$(( SECONDS - started )) $(awk '/VmRSS/ { print $2 }' "/proc/$gateway_pid/status")"
+            sleep 5
+        done
+    ) >"$work/rss.samples" &
+    rss_sampler_pid=$!
+    local measured
+    measured="$(BENCH_MIX="$work/mix" BENCH_AUTHORIZATION="$auth" run_wrk 64 "$soak")"
+    stop "$rss_sampler_pid"; rss_sampler_pid=""
+    # (the baseline: the first sample after a minute, or after half a soak shorter than two)
+    local from=$(( soak < 120 ? soak / 2 : 60 ))
+    local rss; rss="$(awk -v from="$from" '$1 >= from && !at_minute { at_minute = $2 } { last = $2; if ($2 > peak) peak = $2 }
+                         END { printf "%.1f %.1f %.1f %.1f", at_minute / 1024, last / 1024, peak / 1024,
+                               at_minute ? (last - at_minute) * 100 / at_minute : 0 }' "$work/rss.samples")"
+    read -r at_minute last peak growth <<<"$rss"
+    read -r rate _ _ errors requests _ <<<"$measured"
+    soak_line="$size, $soak s: $requests requests ($rate req/s), errors $errors; resident memory $at_minute MiB at $from s, $last MiB at the end, peak $peak MiB; growth $growth %"
+}
+
+# The gateway and the pass-through stopped.
+stop_gateways() {
     stop "$gateway_pid"; gateway_pid=""
     stop "$bare_pid"; bare_pid=""
 }
 
 bench_size() {
     # (the size's variables, which the steps below read and set)
-    local size="$1" lots bookings small db gateway_url bearer operator auth
+    local size="$1" lots bookings small db gateway_url bearer operator auth booking_floor_url
     case "$size" in
         small) lots=1000; bookings=10000; small=100 ;;
         large) lots=10000; bookings=1000000; small=1000 ;;
@@ -544,10 +691,13 @@ bench_size() {
     write_bodies
     start_gateways
     measure_routes
+    measure_pinned
     measure_feed_from_standby
     measure_booking_writes
     measure_interleaved
     record_peaks
+    measure_soak
+    stop_gateways
 }
 
 for size in $sizes; do bench_size "$size"; done
@@ -581,22 +731,42 @@ if [ -f "$out" ]; then cp "$out" "$earlier"; else : >"$earlier"; fi
     echo
     echo "Pass-through peak resident memory, the same requests: ${bare_peak_rss[*]}."
     echo
+    echo "Soak, every route at once at 64 connections (the gateway's resident memory every 5 s): $soak_line."
+    echo
     echo "PUT lot, unchanged / GET one lot, interleaved in one pgbench run at one connection (p50, ms): ${interleaved[*]}."
     echo
-    echo "| size | route | conns | gateway req/s | p50 | p99 | errors | pgbench tps | p50 | p99 | errors | gw/pg | floor tps | floor p50 | fn/floor | WAL B/req | bare req/s | bare p50 | bare errors | gw/bare | bare/pg |"
-    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    echo "| size | route | conns | gateway req/s | p50 | p99 | errors | pgbench tps | p50 | p99 | errors | gw/pg | floor tps | floor p50 | fn/floor | WAL B/req | bare req/s | bare p50 | bare errors | gw/bare | bare/pg | gw CPU µs/req | bare CPU µs/req |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     # a ÷ b to two decimals, or "-" when either is missing
     ratio_of() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "-" && b != "-" && b > 0) printf "%.2f", a / b; else print "-" }'; }
     for row in "${rows[@]}"; do
-        IFS='|' read -r size name c gw pg fl wal bare <<<"$row"
+        IFS='|' read -r size name c gw pg fl wal bare gw_cpu bare_cpu <<<"$row"
         read -r g_rps g_p50 g_p99 g_err _ <<<"$gw"
         read -r p_tps p_p50 p_p99 p_err _ <<<"$pg"
         read -r f_tps f_p50 _ _ _ <<<"$fl"
         read -r b_rps b_p50 _ b_err _ <<<"${bare:-- - - - -}"
         floor_ratio="-"
         [ "$f_tps" != "-" ] && [ "$p_tps" != "-" ] && floor_ratio="$(ratio_of "$p_p50" "$f_p50")"
-        echo "| $size | $name | $c | $g_rps | $g_p50 | $g_p99 | $g_err | $p_tps | $p_p50 | $p_p99 | $p_err | $(ratio_of "$g_rps" "$p_tps") | $f_tps | $f_p50 | $floor_ratio | ${wal:--} | $b_rps | $b_p50 | $b_err | $(ratio_of "$g_rps" "$b_rps") | $(ratio_of "$b_rps" "$p_tps") |"
+        echo "| $size | $name | $c | $g_rps | $g_p50 | $g_p99 | $g_err | $p_tps | $p_p50 | $p_p99 | $p_err | $(ratio_of "$g_rps" "$p_tps") | $f_tps | $f_p50 | $floor_ratio | ${wal:--} | $b_rps | $b_p50 | $b_err | $(ratio_of "$g_rps" "$b_rps") | $(ratio_of "$b_rps" "$p_tps") | ${gw_cpu:--} | ${bare_cpu:--} |"
     done
+    if [ "${#pinned_rows[@]}" -gt 0 ]; then
+        echo
+        echo "## The gateway on a core of its own"
+        echo
+        echo "Every route again with the gateway, and in its turn the pass-through, on core 0 alone (taskset,"
+        echo "default CPU scheduling, one runtime thread), and PostgreSQL and wrk on the other cores: as in"
+        echo "production, where the gateway does not share its cores with the database. The same rounds and"
+        echo "figures as above; CPU µs/req: the process's user and system time over the requests it answered."
+        echo
+        echo "| size | route | conns | gateway req/s | p50 | p99 | errors | bare req/s | bare p50 | bare p99 | bare errors | gw/bare | gw CPU µs/req | bare CPU µs/req |"
+        echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+        for row in "${pinned_rows[@]}"; do
+            IFS='|' read -r size name c gw bare gw_cpu bare_cpu <<<"$row"
+            read -r g_rps g_p50 g_p99 g_err _ <<<"$gw"
+            read -r b_rps b_p50 b_p99 b_err _ <<<"$bare"
+            echo "| $size | $name | $c | $g_rps | $g_p50 | $g_p99 | $g_err | $b_rps | $b_p50 | $b_p99 | $b_err | $(ratio_of "$g_rps" "$b_rps") | $gw_cpu | $bare_cpu |"
+        done
+    fi
     echo
     echo "## One connection: where the added time goes"
     echo

@@ -1,5 +1,6 @@
--- Floor of a date change (pgbench/booking_dates.sql): the plainest UPDATE, every trigger on. As the
--- superuser. pgbench variables: operator, bookings.
+-- Floor of a date change (pgbench/booking_dates.sql): the plainest UPDATE, every trigger on. As
+-- bench_booking_writer (booking_writer.sql), under the same forced row-level security. pgbench
+-- variables: operator, bookings.
 \set i random(1, :bookings)
 \set d random(1, 6)
 \set days :d + 1

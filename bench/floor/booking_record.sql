@@ -1,6 +1,7 @@
 -- Floor of platform.booking_record: the plainest SQL writing the same row, every trigger of
 -- app.bookings on (the stamp and writer lock, the closure day counts, the webhook hint), the lot
--- found by its key. As the superuser. pgbench variables: operator, lots.
+-- found by its key. As bench_booking_writer (booking_writer.sql), under the same forced row-level
+-- security. pgbench variables: operator, lots.
 \set k random(1, :lots)
 INSERT INTO app.bookings (operator_id, reference, lot_id, external_reference, check_in_local, check_out_local,
                           parking_days, status, payment_status, currency, total, channel, flight_number,

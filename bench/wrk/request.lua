@@ -6,6 +6,10 @@
 --                          as the pgbench script lot_put_changing.sql does
 --   BENCH_EXPECT=<status>  a refusal measured: answers of any other status are counted and printed
 --                          as "Unexpected status: <n>" (wrk's own count is of non-2xx answers)
+--   BENCH_MIX=<file>       instead of the above, every route at once (the soak): a line per request,
+--                          "METHOD PATH [BODY_FILE]", one taken at random for each request; a path
+--                          with {lot} is the changing PUT, /v1/bookings follows `next`; answers of
+--                          500 or more are printed as "Unexpected status: <n>" (refusals are expected)
 local method = os.getenv("BENCH_METHOD")
 local path = os.getenv("BENCH_PATH")
 local headers = { ["Authorization"] = os.getenv("BENCH_AUTHORIZATION") }
@@ -22,6 +26,26 @@ local changing = os.getenv("BENCH_CHANGING") == "capacity"
 local next_cursor = nil
 
 local expect = tonumber(os.getenv("BENCH_EXPECT") or "")
+
+-- The soak's requests: each line of BENCH_MIX, its body read once.
+local mix = nil
+local mix_file = os.getenv("BENCH_MIX")
+if mix_file and mix_file ~= "" then
+  mix = {}
+  for line in io.lines(mix_file) do
+    local m, p, b = line:match("^(%S+) (%S+) ?(%S*)$")
+    local entry = { method = m, path = p, headers = { ["Authorization"] = headers["Authorization"] } }
+    if b ~= "" then
+      local f = assert(io.open(b, "rb"))
+      entry.body = f:read("*a")
+      f:close()
+      entry.headers["Content-Type"] = "application/json"
+    end
+    table.insert(mix, entry)
+  end
+  follow = true
+  expect = 500
+end
 local threads = {}
 
 function setup(thread)
@@ -33,7 +57,19 @@ function init(args)
   math.randomseed(seed or os.time())
 end
 
-if changing or follow then
+if mix then
+  function request()
+    local e = mix[math.random(1, #mix)]
+    if e.path:find("{lot}", 1, true) then
+      local sent = e.body:gsub('"capacity":0', '"capacity":' .. math.random(1, 100000), 1)
+      return wrk.format(e.method, e.path:gsub("{lot}", "bench-put-" .. math.random(0, 511)), e.headers, sent)
+    end
+    if next_cursor and e.path:find("^/v1/bookings") then
+      return wrk.format(e.method, e.path .. "&since=" .. next_cursor, e.headers, e.body)
+    end
+    return wrk.format(e.method, e.path, e.headers, e.body)
+  end
+elseif changing or follow then
   function request()
     if changing then
       local lot = "bench-put-" .. math.random(0, 511)
@@ -57,7 +93,7 @@ else
   end
 end
 
-if follow then
+if follow and not mix then
   -- After the feed's last page (has_more false: a short or empty page, or a full one with nothing
   -- after it) the thread starts again from the beginning, so every page measured is a full page.
   -- has_more is the answer's last key (jsonb orders keys by length, then bytes): looked for in the
@@ -74,7 +110,16 @@ end
 if expect then
   unexpected = 0  -- global: done() reads each thread's through thread:get
   function response(status, headers, answer)
-    if status ~= expect then
+    if mix then
+      -- (a thread's connections interleave: the answer of any feed read moves the one cursor)
+      if status >= 500 then
+        unexpected = unexpected + 1
+      elseif answer:find('"has_more": true', math.max(1, #answer - 40), true) then
+        next_cursor = answer:match('"next"%s*:%s*"([^"]+)"')
+      elseif answer:find('"has_more": false', math.max(1, #answer - 40), true) then
+        next_cursor = nil
+      end
+    elseif status ~= expect then
       unexpected = unexpected + 1
     end
   end

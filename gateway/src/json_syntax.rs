@@ -99,7 +99,7 @@ thread_local! {
     /// runs on the runtime's worker threads, one per core). Grown anew for each body, the keys of a
     /// body of thousands of members went past glibc's mmap threshold (`allocator.rs`): a fresh
     /// mapping, its page faults and an `munmap` every request (bench/FINDINGS.md, "The gateway's
-    /// mmap threshold fixed at 128 KiB").
+    /// allocator thresholds").
     static BUFFERS: Cell<Buffers> = Cell::new(Buffers::default());
 }
 
