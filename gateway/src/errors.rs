@@ -64,6 +64,12 @@ const SCHEMA_BEHIND_STATES: &[SqlState] =
 const DISCARDING_STATES: &[SqlState] =
     &[SqlState::FEATURE_NOT_SUPPORTED, SqlState::INVALID_SQL_STATEMENT_NAME, SqlState::READ_ONLY_SQL_TRANSACTION];
 
+/// Whether a connection that answered `state` must not be used again (the webhook worker's session
+/// as well as a pooled connection): see [`DISCARDING_STATES`].
+pub fn spends_the_connection(state: &SqlState) -> bool {
+    DISCARDING_STATES.contains(state)
+}
+
 impl ApiError {
     pub fn new(status: StatusCode, code: &'static str) -> Self {
         ApiError {
@@ -132,7 +138,7 @@ impl ApiError {
     /// Whether the connection that gave this error must not serve another call (see
     /// [`DISCARDING_STATES`]).
     pub fn discards_connection(&self) -> bool {
-        self.sqlstate.as_ref().is_some_and(|state| DISCARDING_STATES.contains(state))
+        self.sqlstate.as_ref().is_some_and(spends_the_connection)
     }
 
     /// 429 `rate_limited`, to be retried after `seconds` (≥ 1).

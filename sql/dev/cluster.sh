@@ -27,7 +27,9 @@ port="${PG_PORT:-15432}"
 standby_dir="$pg_dir/standby"
 standby_port="${PG_STANDBY_PORT:-15433}"   # below the ephemeral range too
 bin="/usr/lib/postgresql/15/bin"
-packages=(postgresql-15 postgresql-15-pgtap postgresql-15-plpgsql-check libtap-parser-sourcehandler-pgtap-perl locales)
+# (patroni, etcd-server and faketime: the failover tests' high-availability cluster)
+packages=(postgresql-15 postgresql-15-pgtap postgresql-15-plpgsql-check libtap-parser-sourcehandler-pgtap-perl locales
+          patroni etcd-server faketime)
 
 as_owner() {
     if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
@@ -86,6 +88,8 @@ install_packages() {
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
     # Debian's package starts a default cluster on 5432; this project uses its own on a private port.
+    # etcd-server starts a member on 2379 where systemd runs; the tests start their own.
+    if [ -d /run/systemd/system ]; then $sudo systemctl disable --now etcd >/dev/null 2>&1 || true; fi
 }
 
 create() {

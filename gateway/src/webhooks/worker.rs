@@ -166,7 +166,13 @@ impl Worker {
                 match tokio::time::timeout(DATABASE_DEADLINE, self.sweep(session)).await {
                     Ok(Ok(())) => self.metrics.swept(unix_now()),
                     Ok(Err(error)) => {
-                        tracing::warn!(sqlstate = ?error.code().map(|code| code.code()), "webhook claim failed")
+                        tracing::warn!(sqlstate = ?error.code().map(|code| code.code()), "webhook claim failed");
+                        // A node demoted by a failover (25006): the next sweep connects again, and
+                        // a multi-host DATABASE_URL's read-write attribute finds the new primary.
+                        if error.code().is_some_and(crate::errors::spends_the_connection) {
+                            database = None;
+                            continue;
+                        }
                     }
                     Err(_) => {
                         tracing::warn!("webhook claim timed out: the session is made again at the next sweep");

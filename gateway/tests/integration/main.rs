@@ -12,7 +12,8 @@
 //!   [`database_outage`], [`database_tls`], [`edge_source`] (the signed client address behind an
 //!   edge), [`parsers_fuzz`] (proptest; `make fuzz` runs many more cases).
 //! - Scaling out: [`standby`] (the feed from a real streaming standby: no skip, revocation,
-//!   outage and lag), [`two_instances`] (two gateways and their workers on one database).
+//!   outage and lag), [`two_instances`] (two gateways and their workers on one database); high
+//!   availability: [`failover`] (the leader of a Patroni cluster killed under load).
 //! - The database's side: [`migrate`], [`server_log_secrets`]; webhook delivery: [`webhooks`], and
 //!   the operators' receiver example run against it: [`webhook_receiver_example`] (ignored unless
 //!   Python is set up: `make test-examples`).
@@ -34,6 +35,7 @@ mod database_tls;
 mod documentation;
 mod edge_source;
 mod error_codes;
+mod failover;
 mod logging;
 mod lots;
 mod lots_concurrency;

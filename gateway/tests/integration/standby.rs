@@ -11,6 +11,7 @@
 //! - A standby that stops, or lags past `DATABASE_READ_MAX_LAG_MS`, costs nothing but speed: the
 //!   primary serves the reads (never a 503 for it) and `ingest_standby_fallbacks_total` says why;
 //!   once it is back, it serves again.
+//! - A gateway whose connections reach a node in recovery (a demoted primary) serves nothing from it.
 
 use std::time::{Duration, Instant};
 
@@ -294,4 +295,31 @@ async fn a_standby_that_stops_or_lags_costs_only_speed_and_serves_again_once_bac
     replay(&standby, false).await;
     assert_eq!(page.bookings.len(), 2, "{}", json!(page.bookings));
     app.shutdown().await;
+}
+
+/// A gateway whose `DATABASE_URL` reaches a node in recovery: a standby here, a primary demoted by
+/// a failover in production while the gateway's connections were open to it. Every route answers
+/// 503 `try_again` (SQLSTATE 25006, the connection dropped), none serves the standby's rows, and the
+/// same requests on the primary succeed.
+#[tokio::test]
+async fn a_gateway_connected_to_a_node_in_recovery_answers_503_on_every_route_and_serves_nothing() {
+    let (primary, standby) = primary_and_standby().await;
+    let on_primary = TestApp::spawn_on(&primary.url(), |_| {}).await;
+    let (_operator, credential) = on_primary.operator_with_credential().await;
+    on_primary.put_lot_expecting(&credential, "harbour-1", &crate::common::lots::minimal_lot("Harbour One"), 201).await;
+    caught_up(&primary, &standby).await;
+    let on_standby = TestApp::spawn_on(&standby.url(), |_| {}).await;
+    let bearer = credential.bearer();
+    for path in ["/v1/ping", "/v1/lots", "/v1/bookings", "/v1/lots/harbour-1/blocked-periods"] {
+        let response = on_standby.get(path, &[("authorization", &bearer)]).await;
+        response.assert_error(503, "try_again", None);
+        assert_eq!(response.header("retry-after"), Some("1"), "{path}");
+        assert_eq!(on_primary.get(path, &[("authorization", &bearer)]).await.status, 200, "{path} on the primary");
+    }
+    let response = on_standby.put_lot(&credential, "harbour-2", &crate::common::lots::minimal_lot("Harbour Two")).await;
+    response.assert_error(503, "try_again", None);
+    let cause = on_standby.log_of(&response)["cause"].as_str().unwrap_or_default().to_string();
+    assert!(cause.starts_with("sqlstate 25006"), "the log line says why: {cause}");
+    on_standby.shutdown().await;
+    on_primary.shutdown().await;
 }

@@ -19,7 +19,8 @@
 //! - [`webhooks`]: a test certificate authority, a local HTTPS receiver, a fixed resolver and a
 //!   delivery worker wired to them.
 //! - [`PrivateCluster`]: a throwaway PostgreSQL cluster of a test's own, for tests that stop the
-//!   database or need TLS (binaries from `PG_BIN`).
+//!   database or need TLS (binaries from `PG_BIN`); [`patroni`]: a high-availability cluster of a
+//!   test's own (etcd, two nodes under Patroni) whose leader a test can kill.
 //!
 //! Each test makes its own operator and credentials, so tests of one binary never see each
 //! other's rows, and each has its own gateway, so log lines are per test. (The bookings feed's
@@ -30,6 +31,7 @@
 pub mod bookings;
 pub mod feed_stress;
 pub mod lots;
+pub mod patroni;
 pub mod supply;
 pub mod webhooks;
 
@@ -288,7 +290,12 @@ impl TestApp {
         Self::spawn_serving(database_url, |_| {}, Some(worker)).await
     }
 
-    async fn spawn_serving(database_url: &str, tweak: impl FnOnce(&mut Settings), worker: Option<Worker>) -> TestApp {
+    /// As [`TestApp::spawn_on`], with `worker` running inside as [`TestApp::spawn_with_worker`] runs it.
+    pub async fn spawn_serving(
+        database_url: &str,
+        tweak: impl FnOnce(&mut Settings),
+        worker: Option<Worker>,
+    ) -> TestApp {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
         let addr = listener.local_addr().unwrap();
         let admin_listener = TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");

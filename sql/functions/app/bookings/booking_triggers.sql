@@ -3,6 +3,13 @@
 -- Every insert and every update of a booking is stamped, so the bookings feed sees the change. The
 -- writer lock comes first, then the clock: see app/bookings/bookings_feed.sql for why this order means no
 -- booking is ever skipped.
+--
+-- The stamp never goes back for an operator: the clock, or just after the operator's latest stamp
+-- when that is later. Every cursor handed out points at or before a stamp already written, so each
+-- change lands after every cursor whatever the clock says: after a failover, a promoted node whose
+-- clock is behind the old primary's would otherwise stamp changes before cursors already handed
+-- out, and they would be skipped (docs/design.md, "The feed's guarantee"). The latest stamp is one
+-- step down the feed's index.
 CREATE OR REPLACE FUNCTION app.booking_stamp_change()
 RETURNS trigger
 LANGUAGE plpgsql
@@ -10,7 +17,13 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     PERFORM app.booking_writer_lock(NEW.operator_id);
-    NEW.changed_at := clock_timestamp();
+    NEW.changed_at := greatest(
+        clock_timestamp(),
+        (SELECT b.changed_at + interval '1 microsecond'
+           FROM app.bookings AS b
+          WHERE b.operator_id = NEW.operator_id
+          ORDER BY b.changed_at DESC
+          LIMIT 1));
     RETURN NEW;
 END
 $$;

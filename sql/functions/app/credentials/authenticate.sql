@@ -32,6 +32,13 @@ DECLARE
     v_status text;
     v_valid boolean;
 BEGIN
+    -- Only the primary serves the gateway's routes. A node in recovery (a standby, or a primary
+    -- demoted by a failover while a pooled connection was open to it) could answer stale rows, and
+    -- its feed watermark cannot see the writers' locks. 25006: the gateway drops the connection and
+    -- answers 503, and its next connection finds the new primary (docs/operating.md, "Failover").
+    IF pg_is_in_recovery() THEN
+        RAISE EXCEPTION 'not the primary' USING ERRCODE = 'read_only_sql_transaction';
+    END IF;
     -- The credential policy admits the row of the key id being authenticated only while no operator
     -- is entered: leave any context the caller may have set before the call.
     PERFORM app.leave_operator();
