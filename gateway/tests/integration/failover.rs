@@ -1,10 +1,11 @@
 //! Failover: the primary's machine dies under load and Patroni promotes its synchronous standby.
-//! Nothing acknowledged is lost, no cursor skips a booking, every hint due is delivered, and the
-//! gateway and its webhook worker carry on without a restart: during the switch a request answers
-//! 503 `try_again` with `Retry-After` or succeeds, never 500, never past its deadline. The old
-//! primary then rejoins as a replica (`pg_rewind`), and the next failover, back to it, goes the same
-//! way. A promoted node whose clock is behind the old primary's still stamps every change after
-//! every cursor handed out (docs/design.md, "The feed's guarantee").
+//! Nothing acknowledged is lost, no cursor skips a booking (writers commit out of order across the
+//! switch), every hint due is delivered, and the gateway and its webhook worker carry on without a
+//! restart: during the switch a request answers 503 `try_again` with `Retry-After` or succeeds,
+//! never 500, never past its deadline. The old primary then rejoins as a replica (`pg_rewind`), and
+//! the next failover, back to it, goes the same way. A promoted node whose clock is behind the old
+//! primary's still stamps every change after every cursor handed out (docs/design.md, "The
+//! bookings feed's guarantee").
 //!
 //! The cluster is a real one ([`crate::common::patroni`]); the gateway and the worker reach the
 //! leader the way docs/operating.md tells a deployment to: a multi-host `DATABASE_URL` with
@@ -21,7 +22,8 @@ use serde_json::{json, Value};
 use tokio::task::JoinHandle;
 
 use crate::common::bookings::{assert_page, bookings_path, minimal_booking, pull_query, reference_of};
-use crate::common::lots::json_headers;
+use crate::common::feed_stress::writer_through_failover;
+use crate::common::lots::{json_headers, minimal_lot};
 use crate::common::patroni::{PatroniCluster, Role};
 use crate::common::supply::range;
 use crate::common::webhooks::{loopback_is_public, wired_worker, FixedResolver, Receiver, TestAuthority};
@@ -93,10 +95,15 @@ impl World {
         .await;
         let (operator, _secret) = app.webhook_operator(&format!("https://{HOOK_HOST}/hooks")).await;
         let credential = app.issue(&operator, &ALL_SCOPES, None).await;
+        for lot in ["harbour-1", "harbour-2"] {
+            app.put_lot_expecting(&credential, lot, &minimal_lot(lot), 201).await;
+        }
         World { cluster, app, operator, credential, receiver, _authority: authority }
     }
 
-    /// The load: `writers` lot writers, one platform writer, two feed readers; until `stop`.
+    /// The load: `writers` lot writers; the platform: one writer whose every acknowledged booking is
+    /// kept, and three of the feed's stress writers, committing out of order; two feed readers;
+    /// until `stop`.
     fn load(&self, seen: &Shared, stop: &Arc<AtomicBool>, writers: usize, round: &str) -> Vec<JoinHandle<Reader>> {
         for writer in 0..writers {
             tokio::spawn(lot_writer(
@@ -108,6 +115,9 @@ impl World {
             ));
         }
         tokio::spawn(platform_writer(self.cluster.url(), self.operator.clone(), seen.clone(), stop.clone()));
+        for seed in 1..=3 {
+            tokio::spawn(writer_through_failover(self.cluster.url(), self.operator.clone(), seed, stop.clone()));
+        }
         (0..2)
             .map(|_| {
                 tokio::spawn(Reader::new(self.app.http(), self.credential.bearer()).follow(seen.clone(), stop.clone()))

@@ -1,8 +1,10 @@
 //! Many writers at random, for the bookings feed's no-skip tests (bookings_feed_cursor.rs on the
-//! primary, standby.rs on a hot standby): each records and changes bookings of the operator's
-//! lots `harbour-1` and `harbour-2` in transactions of its own that commit (or roll back) after
-//! random delays, so bookings commit out of their feed order.
+//! primary, standby.rs on a hot standby, failover.rs across a failover): each records and changes
+//! bookings of the operator's lots `harbour-1` and `harbour-2` in transactions of its own that
+//! commit (or roll back) after random delays, so bookings commit out of their feed order.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -101,40 +103,83 @@ pub async fn writer(url: String, operator: Operator, seed: u64, transactions: us
     let mut mine: Vec<String> = Vec::new();
     let mut counts = WriterCounts::default();
     for _ in 0..transactions {
-        let transaction = db.transaction().await.expect("BEGIN");
-        let (mut recorded, mut changed) = (Vec::new(), 0);
-        for _ in 0..1 + rng.below(3) {
-            if mine.is_empty() || rng.chance(55) {
-                let booking = random_booking(&mut rng);
-                let row = transaction
-                    .query_one("SELECT platform.booking_record($1, $2)", &[&operator.id, &booking])
-                    .await
-                    .unwrap_or_else(|e| panic!("platform.booking_record {booking}: {e:?}"));
-                recorded.push(row.get::<_, String>(0));
+        one_transaction(&mut db, &operator, &mut rng, &mut mine, &mut counts)
+            .await
+            .unwrap_or_else(|e| panic!("a writer's transaction: {e:?}"));
+    }
+    counts
+}
+
+/// The same writer across a failover: transactions until `stop`, on a connection made again
+/// after any error (the transaction it was in is then lost, or, if the error came with its
+/// commit, perhaps kept: the feed must deliver whatever the database holds either way).
+pub async fn writer_through_failover(
+    url: String,
+    operator: Operator,
+    seed: u64,
+    stop: Arc<AtomicBool>,
+) -> WriterCounts {
+    let mut rng = XorShift::new(seed);
+    let mut mine: Vec<String> = Vec::new();
+    let mut counts = WriterCounts::default();
+    let mut db: Option<tokio_postgres::Client> = None;
+    while !stop.load(Ordering::Relaxed) {
+        let Some(client) = &mut db else {
+            let attempt =
+                tokio::time::timeout(Duration::from_secs(2), tokio_postgres::connect(&url, tokio_postgres::NoTls));
+            if let Ok(Ok((client, connection))) = attempt.await {
+                tokio::spawn(connection);
+                db = Some(client);
             } else {
-                let reference = &mine[rng.below(mine.len() as u64) as usize];
-                let changes = random_changes(&mut rng);
-                transaction
-                    .execute("SELECT platform.booking_update($1, $2, $3)", &[&operator.id, reference, &changes])
-                    .await
-                    .unwrap_or_else(|e| panic!("platform.booking_update {reference} {changes}: {e:?}"));
-                changed += 1;
+                tokio::time::sleep(Duration::from_millis(100)).await;
             }
-            tokio::time::sleep(Duration::from_millis(rng.below(15))).await;
-        }
-        tokio::time::sleep(Duration::from_millis(rng.below(40))).await;
-        counts.transactions += 1;
-        if rng.chance(10) {
-            transaction.rollback().await.expect("ROLLBACK");
-            counts.rolled_back += 1;
-        } else {
-            transaction.commit().await.expect("COMMIT");
-            counts.recorded += recorded.len();
-            counts.changed += changed;
-            mine.extend(recorded);
+            continue;
+        };
+        if one_transaction(client, &operator, &mut rng, &mut mine, &mut counts).await.is_err() {
+            db = None;
         }
     }
     counts
+}
+
+/// One transaction of [`writer`]'s: its writes, pauses and end.
+async fn one_transaction(
+    db: &mut tokio_postgres::Client,
+    operator: &Operator,
+    rng: &mut XorShift,
+    mine: &mut Vec<String>,
+    counts: &mut WriterCounts,
+) -> Result<(), tokio_postgres::Error> {
+    let transaction = db.transaction().await?;
+    let (mut recorded, mut changed) = (Vec::new(), 0);
+    for _ in 0..1 + rng.below(3) {
+        if mine.is_empty() || rng.chance(55) {
+            let booking = random_booking(rng);
+            let row =
+                transaction.query_one("SELECT platform.booking_record($1, $2)", &[&operator.id, &booking]).await?;
+            recorded.push(row.get::<_, String>(0));
+        } else {
+            let reference = &mine[rng.below(mine.len() as u64) as usize];
+            let changes = random_changes(rng);
+            transaction
+                .execute("SELECT platform.booking_update($1, $2, $3)", &[&operator.id, reference, &changes])
+                .await?;
+            changed += 1;
+        }
+        tokio::time::sleep(Duration::from_millis(rng.below(15))).await;
+    }
+    tokio::time::sleep(Duration::from_millis(rng.below(40))).await;
+    counts.transactions += 1;
+    if rng.chance(10) {
+        transaction.rollback().await?;
+        counts.rolled_back += 1;
+    } else {
+        transaction.commit().await?;
+        counts.recorded += recorded.len();
+        counts.changed += changed;
+        mine.extend(recorded);
+    }
+    Ok(())
 }
 
 /// `count` writers on `url`'s database, each with its own seed drawn from `seed`, of
