@@ -89,9 +89,9 @@ impl Database {
     }
 
     fn with(settings: PoolSettings) -> Result<Self, String> {
-        let link = DatabaseLink::parse(settings.url, settings.url_setting)?;
+        let mut link = DatabaseLink::parse(settings.url, settings.url_setting)?;
+        link.bound_each_connect(settings.deadline);
         let mut pg = link.config.clone();
-        pg.connect_timeout(settings.deadline);
         pg.application_name(settings.application_name);
 
         let role = settings.role;

@@ -18,6 +18,7 @@
 
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::client::WebPkiServerVerifier;
@@ -119,6 +120,16 @@ pub fn describe(url: &str) -> String {
 }
 
 impl DatabaseLink {
+    /// Bounds each host's TCP connect to `deadline` ÷ (hosts + 1). tokio-postgres tries the hosts
+    /// of a multi-host URL in turn, each with the whole connect timeout: one that drops packets (a
+    /// failed primary's machine, gone silent) would spend the caller's whole deadline, and the
+    /// next host, the new primary, would never be tried (docs/operating.md, "Failover"). A
+    /// connect on a working network takes milliseconds.
+    pub fn bound_each_connect(&mut self, deadline: Duration) {
+        let hosts = u32::try_from(self.config.get_hosts().len()).unwrap_or(u32::MAX).max(1);
+        self.config.connect_timeout(deadline / hosts.saturating_add(1));
+    }
+
     /// Reads `url` (URL or key=value form); `setting` names it in messages (`DATABASE_URL`). Reads
     /// the `sslrootcert` file now, so a missing one stops the start, not the first request.
     pub fn parse(url: &str, setting: &str) -> Result<DatabaseLink, String> {
@@ -492,6 +503,21 @@ mod tests {
     use super::*;
 
     const PASSWORD: &str = "s3cret-Pa55";
+
+    #[test]
+    fn each_host_connects_within_a_share_of_the_deadline_that_leaves_time_for_the_next() {
+        let timeout_for = |url: &str| {
+            let mut link = DatabaseLink::parse(url, "DATABASE_URL").unwrap();
+            link.bound_each_connect(Duration::from_secs(6));
+            link.config.get_connect_timeout().copied()
+        };
+        assert_eq!(timeout_for("postgres://u@db1/ingest"), Some(Duration::from_secs(3)));
+        assert_eq!(
+            timeout_for("postgres://u@db1,db2/ingest?target_session_attrs=read-write"),
+            Some(Duration::from_secs(2))
+        );
+        assert_eq!(timeout_for("host=db1,db2,db3 dbname=ingest"), Some(Duration::from_millis(1500)));
+    }
 
     fn split_ok(url: &str) -> (String, Option<String>, Option<String>) {
         let split = split(url).unwrap();

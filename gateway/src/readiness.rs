@@ -97,7 +97,7 @@ impl Probe {
     pub fn new(config: &Config) -> Result<Probe, String> {
         let mut link = DatabaseLink::parse(&config.database_url, "DATABASE_URL")?;
         let deadline = DEADLINE.min(config.database_timeout);
-        link.config.connect_timeout(deadline);
+        link.bound_each_connect(deadline);
         link.config.application_name("ingest-readiness");
         Ok(Probe {
             link,

@@ -121,6 +121,7 @@ impl Worker {
         let mut database =
             DatabaseLink::parse(&settings.database_url, "WEBHOOK_DATABASE_URL (by default DATABASE_URL)")?;
         database.config.application_name("ingest-webhooks");
+        database.bound_each_connect(DATABASE_DEADLINE);
         let mut roots = rustls::RootCertStore::empty();
         roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
         for root in wiring.extra_roots {

@@ -368,3 +368,48 @@ async fn under_load_a_stopped_and_restarted_database_costs_prompt_503s_and_servi
     assert!(app.logs().iter().all(|line| line["status"] != 500), "never a 500");
     app.shutdown().await;
 }
+
+/// A loopback address that takes no connection and answers nothing: a listener with the shortest
+/// backlog, filled, so the kernel drops every further SYN (as a machine that died silently does).
+/// Answers its port and what keeps it so.
+async fn silent_host() -> (u16, Vec<tokio::net::TcpStream>, tokio::net::TcpListener) {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let listener = socket.listen(1).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let mut held = Vec::new();
+    for _ in 0..4 {
+        if let Ok(Ok(stream)) =
+            tokio::time::timeout(Duration::from_millis(300), tokio::net::TcpStream::connect(("127.0.0.1", port))).await
+        {
+            held.push(stream);
+        }
+    }
+    let attempt = tokio::time::timeout(Duration::from_millis(500), tokio::net::TcpStream::connect(("127.0.0.1", port)));
+    assert!(attempt.await.is_err(), "the silent host answered a connection attempt");
+    (port, held, listener)
+}
+
+#[tokio::test]
+async fn a_first_host_that_drops_connection_attempts_is_passed_over_within_the_deadline() {
+    // DATABASE_URL names a silent host first, then the database, as a deployment names the old and
+    // the new primary after a failover: each connect gets a share of the deadline, so the second
+    // host is reached in time, and every answer is a 200, within the deadline.
+    let (port, _held, _listener) = silent_host().await;
+    let on_database = TestApp::spawn().await;
+    let (_operator, credential) = on_database.operator_with_credential().await;
+    let url = crate::common::test_database_url().replacen('@', &format!("@127.0.0.1:{port},"), 1);
+    let url = format!("{url}{}target_session_attrs=read-write", if url.contains('?') { '&' } else { '?' });
+    let app = TestApp::spawn_on(&url, |settings| {
+        settings.set("DATABASE_TIMEOUT_MS", 3000);
+    })
+    .await;
+    for _ in 0..3 {
+        let started = Instant::now();
+        let response = app.ping(Some(&credential.bearer())).await;
+        assert_eq!(response.status, 200, "{}", response.text());
+        assert!(started.elapsed() < Duration::from_secs(3), "answered after {:?}", started.elapsed());
+    }
+    app.shutdown().await;
+    on_database.shutdown().await;
+}

@@ -133,6 +133,8 @@ impl PatroniCluster {
         if let Some(postmaster) =
             std::fs::read_to_string(&pid_file).ok().and_then(|t| t.lines().next().map(String::from))
         {
+            // Frozen first, so it starts no backend between the listing of its children and the kill.
+            let _ = Command::new("kill").args(["-STOP", &postmaster]).stderr(Stdio::null()).status();
             let children = Command::new("pgrep").args(["-P", &postmaster]).output().expect("pgrep");
             pids.extend(String::from_utf8_lossy(&children.stdout).split_whitespace().map(String::from));
             pids.push(postmaster);
@@ -142,6 +144,8 @@ impl PatroniCluster {
         if let Some(mut patroni) = patroni {
             let _ = patroni.wait();
         }
+        // (stale now: a later kill, or the server's own start, must not take its pid for a live one)
+        let _ = std::fs::remove_file(&pid_file);
     }
 
     /// Starts node `index`'s Patroni (again): a stopped or killed node rejoins; a new one
@@ -162,15 +166,17 @@ impl PatroniCluster {
         self.nodes[index].patroni = Some(spawn_logged(&mut command, &log));
     }
 
-    /// Waits until both nodes run, one leads and the other replicates from it synchronously.
+    /// Waits until both nodes run, one leads and the other replicates from it synchronously, and
+    /// Patroni has recorded that replica as the synchronous one (its `/sync` answers 200): until
+    /// then Patroni would not promote it.
     pub async fn wait_until_replicating(&self) {
         let started = Instant::now();
         loop {
-            if let Some(leader) = self.leader().await {
-                let roles = self.roles().await;
-                if roles.iter().filter(|r| **r == Role::Replica).count() == 1
-                    && self.synchronous_standbys(leader).await == 1
-                {
+            let roles = self.roles().await;
+            let leader = roles.iter().position(|r| *r == Role::Leader);
+            let replica = roles.iter().position(|r| *r == Role::Replica);
+            if let (Some(leader), Some(replica)) = (leader, replica) {
+                if self.synchronous_standbys(leader).await == 1 && self.patroni_says_synchronous(replica).await {
                     return;
                 }
             }
@@ -209,6 +215,12 @@ impl PatroniCluster {
     /// Patroni's settings, for the test's report.
     pub fn settings() -> String {
         format!("ttl {TTL} s, loop_wait {LOOP_WAIT} s, retry_timeout {RETRY_TIMEOUT} s, synchronous_mode on")
+    }
+
+    async fn patroni_says_synchronous(&self, index: usize) -> bool {
+        let http = super::Http::new(([127, 0, 0, 1], self.nodes[index].rest_port).into());
+        let answer = http.try_request(http::Method::GET, "/sync", http::HeaderMap::new(), "").await;
+        answer.is_ok_and(|response| response.status == 200)
     }
 
     async fn synchronous_standbys(&self, leader: usize) -> i64 {
@@ -314,9 +326,7 @@ postgresql:
 impl Drop for PatroniCluster {
     fn drop(&mut self) {
         for index in 0..self.nodes.len() {
-            if self.nodes[index].patroni.is_some()
-                || self.dir.join(&self.nodes[index].name).join("postmaster.pid").exists()
-            {
+            if self.nodes[index].patroni.is_some() {
                 self.kill(index);
             }
         }
