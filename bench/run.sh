@@ -19,8 +19,8 @@
 # resident memory is read from /proc at the end of each size, and the pass-through's beside it; the
 # CPU time each used per request, from /proc, beside their rows.
 # On a machine of two cores or more (BENCH_PIN=on, the default there), every route is measured once
-# more with the gateway, and in its turn the pass-through, on a core of its own (core 0) and
-# PostgreSQL, wrk and pgbench on the others, as in production where the gateway does not share its
+# more with the gateway, and in its turn the pass-through, on a core of its own (the first this run
+# may use) and PostgreSQL, wrk and pgbench on the others, as in production where the gateway does not share its
 # cores with the database: the gateway against the pass-through is judged there.
 # After the last size, a soak (BENCH_SOAK seconds, default 600; 0 skips it): wrk at 64 connections
 # over every route at once, the gateway's resident memory sampled every 5 s.
@@ -74,8 +74,13 @@ if ! [[ "$pin" =~ ^(on|off)$ && "$soak" =~ ^[0-9]+$ ]] || { [ "$pin" = on ] && [
     echo "BENCH_PIN must be on (two cores or more) or off, BENCH_SOAK a whole number of seconds" >&2
     exit 1
 fi
-all_cores="0-$(( $(nproc) - 1 ))"
-other_cores="1-$(( $(nproc) - 1 ))"   # PostgreSQL's and the load's while the gateway has core 0
+# The cores this run may use (a container's cpuset, say): the first for the pinned gateway, the
+# others for PostgreSQL and the load meanwhile.
+all_cores="$(awk '/^Cpus_allowed_list/ { print $2 }' /proc/self/status)"
+allowed=($(awk -v list="$all_cores" 'BEGIN { n = split(list, parts, ","); for (i = 1; i <= n; i++) {
+    if (split(parts[i], r, "-") == 2) { for (c = r[1]; c <= r[2]; c++) print c } else print parts[i] } }'))
+gateway_core="${allowed[0]}"
+other_cores="$(IFS=,; echo "${allowed[*]:1}")"
 load_cores=""   # when set, the cores wrk and pgbench run on
 declare -A server_pid   # port → the process answering there, whose CPU time is read
 work="$(mktemp -d)"
@@ -96,7 +101,7 @@ cleanup() {
     stop "$pinned_pid"
     stop "$pinned_bare_pid"
     stop "$rss_sampler_pid"
-    [ "$pin" = on ] && database_on_cores "$all_cores"
+    [ "$pin" = on ] && { database_on_cores "$all_cores" || true; }
     "$cluster" standby-stop
     rm -rf "$work"
 }
@@ -145,7 +150,9 @@ database_on_cores() {
     local postmaster pid
     # (the parent of the checkpointer, which lives as long as the server)
     postmaster="$(ps -o ppid= -p "$(psql "$cluster_url" -XAtqc "SELECT pid FROM pg_stat_activity WHERE backend_type = 'checkpointer'")" | tr -d ' ')"
-    for pid in "$postmaster" $(pgrep -P "$postmaster"); do taskset -a -p -c "$1" "$pid" >/dev/null 2>&1 || true; done
+    # (a backend may end between the listing and its turn: only the postmaster's must succeed)
+    taskset -a -p -c "$1" "$postmaster" >/dev/null
+    for pid in $(pgrep -P "$postmaster"); do taskset -a -p -c "$1" "$pid" >/dev/null 2>&1 || true; done
 }
 
 # wrk for $2 seconds at $1 connections to port $3 (default: the gateway's) with the request of the
@@ -502,23 +509,25 @@ measure_routes() {
     done
 }
 
-# Every route at every concurrency again, the gateway and in its turn the pass-through on core 0 and
-# everything else (PostgreSQL, wrk) on the other cores: the gateway as it runs in production, with
-# the default CPU scheduling, against the pass-through under the same conditions.
+# Every route at every concurrency again, the gateway and in its turn the pass-through on one
+# core, and everything else (PostgreSQL, wrk) on the other cores: the gateway as it runs in
+# production, with the default CPU scheduling, against the pass-through under the same conditions.
 measure_pinned() {
     [ "$pin" = on ] || return 0
     database_on_cores "$other_cores"
     DATABASE_URL="$gateway_url" LISTEN_ADDR="127.0.0.1:$pinned_port" RATE_LIMITS=off DATABASE_POOL_SIZE=64 \
-        WEBHOOK_WORKER=off ADMIN_LISTEN_ADDR="" LOG_LEVEL=warn taskset -c 0 "$ingest" serve >"$work/pinned.log" 2>&1 &
+        WEBHOOK_WORKER=off ADMIN_LISTEN_ADDR="" LOG_LEVEL=warn taskset -c "$gateway_core" "$ingest" serve >"$work/pinned.log" 2>&1 &
     pinned_pid=$!
     server_pid[$pinned_port]=$pinned_pid
     DATABASE_URL="$gateway_url?options=-c%20plan_cache_mode%3Dforce_generic_plan" LISTEN_ADDR="127.0.0.1:$pinned_bare_port" \
-        POOL_SIZE=64 taskset -c 0 "$root/target/release/bench-passthrough" >"$work/pinned_bare.log" 2>&1 &
+        POOL_SIZE=64 taskset -c "$gateway_core" "$root/target/release/bench-passthrough" >"$work/pinned_bare.log" 2>&1 &
     pinned_bare_pid=$!
     server_pid[$pinned_bare_port]=$pinned_bare_pid
     local ready_port
     for ready_port in "$pinned_port" "$pinned_bare_port"; do
         for _ in $(seq 50); do curl -fs -o /dev/null -H "Authorization: $auth" "http://127.0.0.1:$ready_port/v1/ping" && break; sleep 0.1; done
+        curl -fs -o /dev/null -H "Authorization: $auth" "http://127.0.0.1:$ready_port/v1/ping" ||
+            { echo "the pinned server on port $ready_port does not answer (taskset -c $gateway_core?)" >&2; exit 1; }
     done
     local load_cores="$other_cores"
     local scenario name method path body pgb floor writes c body_file pgb_args extra floor_args round
@@ -537,8 +546,9 @@ measure_pinned() {
             pinned_rows+=("$size|$name|$c|$(combine_rounds "${gw_rounds[@]}")|$(combine_rounds "${bare_rounds[@]}")|$(cpu_per_request "${gw_rounds[@]}")|$(cpu_per_request "${bare_rounds[@]}")")
         done
     done
-    stop "$pinned_pid"; pinned_pid=""
     stop "$pinned_bare_pid"; pinned_bare_pid=""
+    measure_soak "$pinned_port" "$pinned_pid"
+    stop "$pinned_pid"; pinned_pid=""
     database_on_cores "$all_cores"
 }
 
@@ -640,10 +650,12 @@ record_peaks() {
     bare_peak_rss+=("$size: $(peak_of "$bare_pid")")
 }
 
-# After the last size: every route at once for BENCH_SOAK seconds at 64 connections, the gateway's
-# resident memory sampled every 5 s. A leak, or buffers kept that grow with what the gateway has
-# served, shows as growth after the first minute (by then every route's buffers are at their size).
+# After the last size: every route at once for BENCH_SOAK seconds at 64 connections to the gateway
+# on port $1 (process $2), its resident memory sampled every 5 s. A leak, or buffers kept that grow
+# with what the gateway has served, shows as growth after the first minute (by then every route's
+# buffers are at their size).
 measure_soak() {
+    local soak_port="$1" soak_pid="$2"
     [ "$soak" -gt 0 ] && [ "$size" = "${sizes##* }" ] || return 0
     local scenario name method path body pgb floor writes body_file pgb_args extra floor_args
     : >"$work/mix"
@@ -655,19 +667,19 @@ measure_soak() {
     (
         local started=$SECONDS
         while true; do
-            echo "$(( SECONDS - started )) $(awk '/VmRSS/ { print $2 }' "/proc/$gateway_pid/status")"
+            echo "$(( SECONDS - started )) $(awk '/VmRSS/ { print $2 }' "/proc/$soak_pid/status")"
             sleep 5
         done
     ) >"$work/rss.samples" &
     rss_sampler_pid=$!
     local measured
-    measured="$(BENCH_MIX="$work/mix" BENCH_AUTHORIZATION="$auth" run_wrk 64 "$soak")"
+    measured="$(BENCH_MIX="$work/mix" BENCH_AUTHORIZATION="$auth" run_wrk 64 "$soak" "$soak_port")"
     stop "$rss_sampler_pid"; rss_sampler_pid=""
     # (the baseline: the first sample after a minute, or after half a soak shorter than two)
     local from=$(( soak < 120 ? soak / 2 : 60 ))
     local rss; rss="$(awk -v from="$from" '$1 >= from && !at_minute { at_minute = $2 } { last = $2; if ($2 > peak) peak = $2 }
-                         END { printf "%.1f %.1f %.1f %.1f", at_minute / 1024, last / 1024, peak / 1024,
-                               at_minute ? (last - at_minute) * 100 / at_minute : 0 }' "$work/rss.samples")"
+                         END { printf "%.1f %.1f %.1f %s", at_minute / 1024, last / 1024, peak / 1024,
+                               at_minute ? sprintf("%.1f", (last - at_minute) * 100 / at_minute) : "-" }' "$work/rss.samples")"
     read -r at_minute last peak growth <<<"$rss"
     read -r rate _ _ errors requests _ <<<"$measured"
     soak_line="$size, $soak s: $requests requests ($rate req/s), errors $errors; resident memory $at_minute MiB at $from s, $last MiB at the end, peak $peak MiB; growth $growth %"
@@ -691,13 +703,15 @@ bench_size() {
     write_bodies
     start_gateways
     measure_routes
-    measure_pinned
     measure_feed_from_standby
     measure_booking_writes
     measure_interleaved
     record_peaks
-    measure_soak
+    # (the pinned pair's pools, 64 connections each, fit under max_connections only once these two
+    # are gone; the soak runs on the pinned gateway when there is one)
+    [ "$pin" = on ] || measure_soak "$port" "$gateway_pid"
     stop_gateways
+    measure_pinned
 }
 
 for size in $sizes; do bench_size "$size"; done
@@ -753,7 +767,7 @@ if [ -f "$out" ]; then cp "$out" "$earlier"; else : >"$earlier"; fi
         echo
         echo "## The gateway on a core of its own"
         echo
-        echo "Every route again with the gateway, and in its turn the pass-through, on core 0 alone (taskset,"
+        echo "Every route again with the gateway, and in its turn the pass-through, on core $gateway_core alone (taskset,"
         echo "default CPU scheduling, one runtime thread), and PostgreSQL and wrk on the other cores: as in"
         echo "production, where the gateway does not share its cores with the database. The same rounds and"
         echo "figures as above; CPU µs/req: the process's user and system time over the requests it answered."

@@ -238,7 +238,7 @@ standby_rows() {
             soak_errors = soak; sub(/.*errors /, "", soak_errors); sub(/;.*/, "", soak_errors)
             soak_size = soak; sub(/,.*/, "", soak_size)
             printf "| soak at 64 connections, every route: resident memory grows < 5 %% after its first minute, no error | %s | every route | %s %% (errors %s) | %s |\n",
-                soak_size, growth, soak_errors, met(growth < 5 && soak_errors == 0)
+                soak_size, growth, soak_errors, met(growth != "-" && growth < 5 && soak_errors == 0)
         }
 
         compared = 0

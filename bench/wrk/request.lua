@@ -8,8 +8,8 @@
 --                          as "Unexpected status: <n>" (wrk's own count is of non-2xx answers)
 --   BENCH_MIX=<file>       instead of the above, every route at once (the soak): a line per request,
 --                          "METHOD PATH [BODY_FILE]", one taken at random for each request; a path
---                          with {lot} is the changing PUT, /v1/bookings follows `next`; answers of
---                          500 or more are printed as "Unexpected status: <n>" (refusals are expected)
+--                          with {lot} is the changing PUT, /v1/bookings follows `next`; answers
+--                          401, 429 and 5xx are printed as "Unexpected status: <n>" (422s are expected)
 local method = os.getenv("BENCH_METHOD")
 local path = os.getenv("BENCH_PATH")
 local headers = { ["Authorization"] = os.getenv("BENCH_AUTHORIZATION") }
@@ -112,7 +112,7 @@ if expect then
   function response(status, headers, answer)
     if mix then
       -- (a thread's connections interleave: the answer of any feed read moves the one cursor)
-      if status >= 500 then
+      if status >= 500 or status == 401 or status == 429 then
         unexpected = unexpected + 1
       elseif answer:find('"has_more": true', math.max(1, #answer - 40), true) then
         next_cursor = answer:match('"next"%s*:%s*"([^"]+)"')

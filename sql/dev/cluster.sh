@@ -88,8 +88,10 @@ install_packages() {
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
     # Debian's package starts a default cluster on 5432; this project uses its own on a private port.
-    # etcd-server starts a member on 2379 where systemd runs; the tests start their own.
-    if [ -d /run/systemd/system ]; then $sudo systemctl disable --now etcd >/dev/null 2>&1 || true; fi
+    # etcd-server, just installed, starts a member on 2379 where systemd runs; the tests start their own.
+    if [[ " ${missing[*]} " == *" etcd-server "* && -d /run/systemd/system ]]; then
+        $sudo systemctl disable --now etcd >/dev/null 2>&1 || true
+    fi
 }
 
 create() {

@@ -8,8 +8,9 @@
 -- when that is later. Every cursor handed out points at or before a stamp already written, so each
 -- change lands after every cursor whatever the clock says: after a failover, a promoted node whose
 -- clock is behind the old primary's would otherwise stamp changes before cursors already handed
--- out, and they would be skipped (docs/design.md, "The feed's guarantee"). The latest stamp is one
--- step down the feed's index.
+-- out, and they would be skipped (docs/design.md, "The bookings feed's guarantee"). The latest
+-- stamp is one step down the feed's index. (Under REPEATABLE READ a writer sees its snapshot's
+-- latest stamp, not one committed since: the platform writes bookings under READ COMMITTED.)
 CREATE OR REPLACE FUNCTION app.booking_stamp_change()
 RETURNS trigger
 LANGUAGE plpgsql
