@@ -10,6 +10,9 @@
 #
 #   bench/capacity/run.sh                         the search: steps of 1 000 … 10 000, 5 minutes each
 #   CAPACITY_QUICK=1 bench/capacity/run.sh        one step of 200 operators, 30 s: a quick check
+#   CAPACITY_STANDBY=1 bench/capacity/run.sh      the same with the feed read from a hot standby of
+#                                                 the cluster (sql/dev/cluster.sh standby, on these
+#                                                 same cores), written to RESULTS-standby.md
 #
 # Needs root (the receiver listens on port 443, and a hosts entry names it, removed at the end) and
 # the local cluster (sql/dev/cluster.sh).
@@ -23,7 +26,8 @@ else
     steps="${CAPACITY_STEPS:-1000 2000 4000 6000 8000 10000 12000}"
     warmup="${CAPACITY_WARMUP:-60}"; measure="${CAPACITY_MEASURE:-300}"
 fi
-out="${CAPACITY_OUT:-$root/bench/capacity/RESULTS.md}"
+standby="${CAPACITY_STANDBY:-}"
+out="${CAPACITY_OUT:-$root/bench/capacity/RESULTS${standby:+-standby}.md}"
 port="${CAPACITY_PORT:-18180}"
 largest=$(tr ' ' '\n' <<<"$steps" | sort -n | tail -1)
 work="$root/target/capacity"
@@ -44,6 +48,7 @@ gateway_pid=""
 cleanup() {
     [ -n "$gateway_pid" ] && kill "$gateway_pid" 2>/dev/null && wait "$gateway_pid" 2>/dev/null
     sed -i "\|$hosts_line|d" /etc/hosts
+    [ -z "$standby" ] || "$cluster" standby-stop
 }
 trap cleanup EXIT
 
@@ -60,6 +65,15 @@ else
 fi
 # (set as a deployment sets it: the worker checks endpoints against it)
 psql "$admin_url" -Xqc "UPDATE app.settings SET value = 'capacity-platform.invalid' WHERE name = 'webhook_platform_domains'"
+# With CAPACITY_STANDBY: a hot standby made of the cluster as it is now; the gateway reads the feed
+# there (DATABASE_READ_URL), and both servers' processes count as PostgreSQL's.
+read_settings=() postmasters="$postmaster" admin_addr=""
+if [ -n "$standby" ]; then
+    "$cluster" standby
+    admin_addr="127.0.0.1:$(( port + 1 ))"   # its /metrics say how many reads the standby served
+    read_settings=(DATABASE_READ_URL="$("$cluster" standby-url "$db" ingest_gateway)")
+    postmasters="$postmaster,$(head -1 "$(psql "$("$cluster" standby-url postgres)" -XAtqc 'SHOW data_directory')/postmaster.pid")"
+fi
 "$capacity" tls "$work/tls"
 grep -qF "$hosts_line" /etc/hosts || echo "$hosts_line" >>/etc/hosts
 
@@ -67,7 +81,7 @@ grep -qF "$hosts_line" /etc/hosts || echo "$hosts_line" >>/etc/hosts
     echo "# Capacity: how many operators one machine serves"
     echo
     echo "Written by \`make bench-capacity\` (bench/capacity/run.sh) on $(date -u +%Y-%m-%d), commit"
-    echo "$(git -C "$root" rev-parse --short HEAD), $(nproc) cores shared by the gateway, PostgreSQL and the load program,"
+    echo "$(git -C "$root" rev-parse --short HEAD), $(nproc) cores shared by the gateway, PostgreSQL${standby:+ (a primary and a hot standby serving the feed)} and the load program,"
     echo "$(psql "$cluster_url" -XAtqc 'SHOW server_version'). Each step: a fresh gateway (release build, the contract's rate"
     echo "limits on, each operator behind the signed edge from its own address, the webhook worker delivering"
     echo "over HTTPS to the load program's receiver), ${warmup} s of warm-up, ${measure} s measured; latencies from each"
@@ -83,18 +97,23 @@ passed=""
 for n in $steps; do
     echo "step: $n operators" >&2
     DATABASE_URL="$("$cluster" url "$db" ingest_gateway)" WEBHOOK_DATABASE_URL="$("$cluster" url "$db" webhook_worker)" \
-        LISTEN_ADDR="127.0.0.1:$port" ADMIN_LISTEN_ADDR= EDGE_SECRET="$edge_secret" EDGE_PEERS=127.0.0.1/32 \
+        LISTEN_ADDR="127.0.0.1:$port" ADMIN_LISTEN_ADDR="$admin_addr" EDGE_SECRET="$edge_secret" EDGE_PEERS=127.0.0.1/32 \
         WEBHOOK_PUBLIC_RANGES=127.0.0.0/8 WEBHOOK_EXTRA_ROOTS="$work/tls/ca.pem" LOG_LEVEL=warn \
-        "$ingest" serve >"$work/gateway-$n.log" 2>&1 &
+        env "${read_settings[@]}" "$ingest" serve >"$work/gateway-$n.log" 2>&1 &
     gateway_pid=$!
     for _ in $(seq 100); do curl -fs -o /dev/null "http://127.0.0.1:$port/openapi.json" && break; sleep 0.1; done
     set +e
     "$capacity" run --api "http://127.0.0.1:$port/v1" --platform "$("$cluster" url "$db" capacity_platform)" \
         --operators-file "$work/operators.tsv" --operators "$n" --warmup "$warmup" --measure "$measure" \
         --tls-dir "$work/tls" --edge-secret "$edge_secret" --receiver 127.0.0.1:443 \
-        --gateway-pid "$gateway_pid" --postgres-pid "$postmaster" >>"$out.steps"
+        --gateway-pid "$gateway_pid" --postgres-pids "$postmasters" >>"$out.steps"
     verdict=$?
     set -e
+    if [ -n "$admin_addr" ]; then
+        counter() { curl -fs "http://$admin_addr/metrics" | awk -v name="$1" 'index($0, name) == 1 { sum += $NF } END { printf "%d", sum }'; }
+        echo "Feed reads served by the standby over the step: $(counter ingest_standby_reads_total); served by the primary instead: $(counter ingest_standby_fallbacks_total)." >>"$out.steps"
+        echo >>"$out.steps"
+    fi
     kill "$gateway_pid"; wait "$gateway_pid" 2>/dev/null || true; gateway_pid=""
     case $verdict in
         0) passed=$n ;;
@@ -113,5 +132,6 @@ done
     echo
     tail -n +3 "$out.steps"
 } | "$root/bench/results_file.sh" "$out" \
-    '<!-- bench/capacity/run.sh keeps everything above this line and writes everything below it -->' Capacity
+    '<!-- bench/capacity/run.sh keeps everything above this line and writes everything below it -->' \
+    "Capacity${standby:+ with the feed read from a hot standby}"
 rm "$out.steps"

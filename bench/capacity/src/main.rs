@@ -9,7 +9,8 @@
 //!
 //! `run` takes `--api` (the gateway's base URL), `--platform` (a connection string for the
 //! platform's login), `--operators-file`, `--operators` (N), `--warmup` and `--measure` (seconds),
-//! `--tls-dir`, `--edge-secret`, `--receiver` (address:port), `--gateway-pid`, `--postgres-pid`.
+//! `--tls-dir`, `--edge-secret`, `--receiver` (address:port), `--gateway-pid`, `--postgres-pids`
+//! (each server's postmaster, comma-separated: the primary's, and a standby's serving the feed).
 //! It prints the step's table and verdict as markdown and exits 0 when the step held every bound,
 //! 3 when it did not.
 
@@ -76,7 +77,7 @@ struct Settings {
     edge_secret: String,
     receiver: std::net::SocketAddr,
     gateway_pid: u32,
-    postgres_pid: u32,
+    postgres_pids: Vec<u32>,
 }
 
 impl Settings {
@@ -96,7 +97,10 @@ impl Settings {
             edge_secret: get("edge-secret")?,
             receiver: get("receiver")?.parse().map_err(|_| "--receiver: address:port".to_string())?,
             gateway_pid: number("gateway-pid")? as u32,
-            postgres_pid: number("postgres-pid")? as u32,
+            postgres_pids: get("postgres-pids")?
+                .split(',')
+                .map(|pid| pid.parse::<u32>().map_err(|_| "--postgres-pids: process ids, comma-separated".to_string()))
+                .collect::<Result<_, _>>()?,
         })
     }
 }
@@ -195,7 +199,7 @@ async fn run(settings: Settings) -> Result<i32, String> {
     let own_pid = std::process::id();
     let before = [
         report::usage(settings.gateway_pid, false),
-        report::usage(settings.postgres_pid, true),
+        report::servers_usage(&settings.postgres_pids),
         report::usage(own_pid, false),
     ];
     let (mut gateway_rss, mut postgres_rss) = (0, 0);
@@ -203,12 +207,12 @@ async fn run(settings: Settings) -> Result<i32, String> {
     while Instant::now() < load.end {
         tokio::time::sleep(Duration::from_secs(5).min(load.end - Instant::now())).await;
         gateway_rss = gateway_rss.max(report::usage(settings.gateway_pid, false).rss_kib);
-        postgres_rss = postgres_rss.max(report::usage(settings.postgres_pid, true).rss_kib);
+        postgres_rss = postgres_rss.max(report::servers_usage(&settings.postgres_pids).rss_kib);
     }
     let elapsed = measured_from.elapsed();
     let after = [
         report::usage(settings.gateway_pid, false),
-        report::usage(settings.postgres_pid, true),
+        report::servers_usage(&settings.postgres_pids),
         report::usage(own_pid, false),
     ];
     let cores = |i: usize| (after[i].ticks.saturating_sub(before[i].ticks)) as f64 / 100.0 / elapsed.as_secs_f64();

@@ -82,6 +82,14 @@ pub fn usage(pid: u32, children: bool) -> Usage {
     total
 }
 
+/// [`usage`] of several servers, each with its backends, added up.
+pub fn servers_usage(postmasters: &[u32]) -> Usage {
+    postmasters.iter().map(|pid| usage(*pid, true)).fold(Usage::default(), |total, one| Usage {
+        ticks: total.ticks + one.ticks,
+        rss_kib: total.rss_kib + one.rss_kib,
+    })
+}
+
 fn stat_fields(pid: u32) -> Option<Vec<String>> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // (the command sits in parentheses and may hold spaces: the fields follow its closing one)
