@@ -14,8 +14,9 @@
 //! answer within the deadline), `database_error` (the database answered with an error: a login
 //! that cannot take its role, a missing grant), `schema_behind` (older than the binary, or without
 //! `api.functions_version()` at all: functions older than it, or a database never migrated by this
-//! binary's line), and
-//! `shutting_down` (set by the listener, not here).
+//! binary's line), `not_primary` (the server is in recovery: a standby, or a primary demoted by a
+//! failover; the probe connects again next time, and a multi-host `DATABASE_URL` finds the new
+//! primary), and `shutting_down` (set by the listener, not here).
 
 use std::time::Duration;
 
@@ -31,7 +32,7 @@ use crate::db_tls::DatabaseLink;
 /// The longest one readiness probe waits for the database (connection included).
 pub const DEADLINE: Duration = Duration::from_secs(1);
 
-const SCHEMA_VERSION: &str = "SELECT api.functions_version()::bigint";
+const SCHEMA_VERSION: &str = "SELECT pg_is_in_recovery(), api.functions_version()::bigint";
 
 /// Why the process is not ready.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,6 +40,7 @@ pub enum Reason {
     DatabaseUnreachable,
     DatabaseError,
     SchemaBehind,
+    NotPrimary,
     ShuttingDown,
 }
 
@@ -48,6 +50,7 @@ impl Reason {
             Reason::DatabaseUnreachable => "database_unreachable",
             Reason::DatabaseError => "database_error",
             Reason::SchemaBehind => "schema_behind",
+            Reason::NotPrimary => "not_primary",
             Reason::ShuttingDown => "shutting_down",
         }
     }
@@ -132,7 +135,11 @@ impl Probe {
         }
         let client = session.as_ref().expect("a session was just made");
         match client.query_one(SCHEMA_VERSION, &[]).await {
-            Ok(row) => judge(row.try_get::<_, Option<i64>>(0).ok().flatten(), self.expected),
+            Ok(row) if row.try_get::<_, bool>(0).unwrap_or(false) => {
+                *session = None;
+                Err(Reason::NotPrimary)
+            }
+            Ok(row) => judge(row.try_get::<_, Option<i64>>(1).ok().flatten(), self.expected),
             Err(error) => {
                 *session = None;
                 Err(reason_of(&error))
@@ -163,7 +170,13 @@ mod tests {
 
     #[test]
     fn every_reason_is_one_word() {
-        for reason in [Reason::DatabaseUnreachable, Reason::DatabaseError, Reason::SchemaBehind, Reason::ShuttingDown] {
+        for reason in [
+            Reason::DatabaseUnreachable,
+            Reason::DatabaseError,
+            Reason::SchemaBehind,
+            Reason::NotPrimary,
+            Reason::ShuttingDown,
+        ] {
             assert!(reason.as_str().bytes().all(|b| b.is_ascii_lowercase() || b == b'_'), "{reason:?}");
         }
     }

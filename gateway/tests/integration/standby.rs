@@ -300,7 +300,7 @@ async fn a_standby_that_stops_or_lags_costs_only_speed_and_serves_again_once_bac
 /// A gateway whose `DATABASE_URL` reaches a node in recovery: a standby here, a primary demoted by
 /// a failover in production while the gateway's connections were open to it. Every route answers
 /// 503 `try_again` (SQLSTATE 25006, the connection dropped), none serves the standby's rows, and the
-/// same requests on the primary succeed.
+/// same requests on the primary succeed; its readiness says `not_primary`.
 #[tokio::test]
 async fn a_gateway_connected_to_a_node_in_recovery_answers_503_on_every_route_and_serves_nothing() {
     let (primary, standby) = primary_and_standby().await;
@@ -320,6 +320,10 @@ async fn a_gateway_connected_to_a_node_in_recovery_answers_503_on_every_route_an
     response.assert_error(503, "try_again", None);
     let cause = on_standby.log_of(&response)["cause"].as_str().unwrap_or_default().to_string();
     assert!(cause.starts_with("sqlstate 25006"), "the log line says why: {cause}");
+    let readiness = on_standby.admin().get("/readyz", &[]).await;
+    assert_eq!(readiness.status, 503, "{}", readiness.text());
+    assert_eq!(readiness.json(), json!({"status": "unready", "reason": "not_primary"}));
+    assert_eq!(on_primary.admin().get("/readyz", &[]).await.status, 200);
     on_standby.shutdown().await;
     on_primary.shutdown().await;
 }
