@@ -425,9 +425,17 @@ start_gateways() {
         POOL_SIZE=64 chrt --batch 0 "$root/target/release/bench-passthrough" >"$work/bare.log" 2>&1 &
     bare_pid=$!
     server_pid[$bare_port]=$bare_pid
+    serving "$port" "$bare_port"
+}
+
+# Waits (at most 5 s each) until the servers on the ports given answer a ping with the bearer; stops
+# the run, naming the port, when one does not (a measurement against it would be of nothing).
+serving() {
     local ready_port
-    for ready_port in "$port" "$bare_port"; do
+    for ready_port in "$@"; do
         for _ in $(seq 50); do curl -fs -o /dev/null -H "Authorization: $auth" "http://127.0.0.1:$ready_port/v1/ping" && break; sleep 0.1; done
+        curl -fs -o /dev/null -H "Authorization: $auth" "http://127.0.0.1:$ready_port/v1/ping" ||
+            { echo "the server on port $ready_port does not answer" >&2; exit 1; }
     done
 }
 
@@ -523,12 +531,7 @@ measure_pinned() {
         POOL_SIZE=64 taskset -c "$gateway_core" "$root/target/release/bench-passthrough" >"$work/pinned_bare.log" 2>&1 &
     pinned_bare_pid=$!
     server_pid[$pinned_bare_port]=$pinned_bare_pid
-    local ready_port
-    for ready_port in "$pinned_port" "$pinned_bare_port"; do
-        for _ in $(seq 50); do curl -fs -o /dev/null -H "Authorization: $auth" "http://127.0.0.1:$ready_port/v1/ping" && break; sleep 0.1; done
-        curl -fs -o /dev/null -H "Authorization: $auth" "http://127.0.0.1:$ready_port/v1/ping" ||
-            { echo "the pinned server on port $ready_port does not answer (taskset -c $gateway_core?)" >&2; exit 1; }
-    done
+    serving "$pinned_port" "$pinned_bare_port"
     local load_cores="$other_cores"
     local scenario name method path body pgb floor writes c body_file pgb_args extra floor_args round
     for scenario in "${route_scenarios[@]}"; do
@@ -567,7 +570,7 @@ measure_feed_from_standby() {
     standby_gateway_pid=$!
     server_pid[$standby_gateway_port]=$standby_gateway_pid
     standby_caught_up
-    for _ in $(seq 50); do curl -fs -o /dev/null -H "Authorization: $auth" "http://127.0.0.1:$standby_gateway_port/v1/ping" && break; sleep 0.1; done
+    serving "$standby_gateway_port"
     sleep 2   # a publication or two in place
     sample_standby_lag "$db" >"$work/lag.samples" &
     lag_sampler_pid=$!

@@ -11,17 +11,21 @@ set -euo pipefail
 results="$1"
 earlier="${2:-/dev/null}"
 
-# Rows "size|route|conns|gw_rps|gw_p50|gw_p99|gw_err|pg_tps|pg_p50|pg_p99|pg_err|gw_pg|floor_tps|floor_p50|fn_floor|wal
-# |bare_rps|bare_p50|bare_err|gw_bare|bare_pg" of a results table, spaces trimmed.
-table_rows() {
-    # (only the rows of the results section: a finished RESULTS.md also has the comparison with the
-    # earlier run, whose rows begin with a size too)
-    awk -F'|' '/^## / { in_results = ($0 ~ /^## Results of the latest run/) }
-               in_results && /^\| (small|large) \|/ {
-        line = ""
-        for (i = 2; i < NF; i++) { v = $i; gsub(/^ +| +$/, "", v); line = line (i > 2 ? "|" : "") v }
-        print line }' "$1"
+# The rows of the section of a results file headed "## $1" whose first cell matches $2 (an awk
+# pattern), cells "|"-separated, spaces trimmed. (By section: a finished RESULTS.md also has the
+# comparison with the earlier run, whose rows begin with a size too.)
+section_rows() {
+    awk -F'|' -v heading="## $1" -v first="^\\| ($2) \\|" '
+        /^## / { inside = (index($0, heading) == 1) }
+        inside && $0 ~ first {
+            line = ""
+            for (i = 2; i < NF; i++) { v = $i; gsub(/^ +| +$/, "", v); line = line (i > 2 ? "|" : "") v }
+            print line }' "$3"
 }
+
+# Rows "size|route|conns|gw_rps|gw_p50|gw_p99|gw_err|pg_tps|pg_p50|pg_p99|pg_err|gw_pg|floor_tps|floor_p50|fn_floor|wal
+# |bare_rps|bare_p50|bare_err|gw_bare|bare_pg|gw_cpu|bare_cpu" of the main table.
+table_rows() { section_rows "Results of the latest run" "small|large" "$1"; }
 
 earlier_run="$(grep -o -m1 'on [0-9-]*, commit [0-9a-f]*' "$earlier" || true)"
 # "small: <n> MiB large: <n> MiB" from the line run.sh writes.
@@ -31,9 +35,10 @@ bare_peak_rss="$(sed -n 's/^Pass-through peak resident memory, the same requests
 # Seconds the gateway was measured on a route, from the header run.sh writes ("…, each side measured
 # 6 s on a route").
 duration="$(grep -o -m1 'measured [0-9]* s on a route' "$results" | grep -o "[0-9]*" | head -1 || true)"
+# The soak's line: "<size>, <seconds> s: …, errors <n>; …; growth <percent> %".
+soak="$(sed -n 's/^Soak, every route at once at 64 connections (the gateway.s resident memory every 5 s): \(.*\)\.$/\1/p' "$results")"
 # "small: <put> / <get> large: <put> / <get>": an unchanged lot PUT / a GET of the lot, p50 in ms,
 # interleaved in one pgbench run.
-soak="$(sed -n 's/^Soak, every route at once at 64 connections (the gateway.s resident memory every 5 s): \(.*\)\.$/\1/p' "$results")"
 interleaved="$(sed -n 's/^PUT lot, unchanged \/ GET one lot, interleaved .*(p50, ms): \(.*\)\.$/\1/p' "$results")"
 
 # Rows "route|size|own_us|body_kib" of the one-connection table (the gateway's own code per request,
@@ -47,23 +52,11 @@ own_rows() {
 
 # Rows "size|route|conns|gw_rps|gw_p50|gw_p99|gw_err|bare_rps|bare_p50|bare_p99|bare_err|gw_bare|gw_cpu|bare_cpu"
 # of the table of the gateway on a core of its own.
-pinned_rows() {
-    awk -F'|' '/^## / { in_pinned = ($0 ~ /^## The gateway on a core of its own/) }
-               in_pinned && /^\| (small|large) \|/ {
-        line = ""
-        for (i = 2; i < NF; i++) { v = $i; gsub(/^ +| +$/, "", v); line = line (i > 2 ? "|" : "") v }
-        print line }' "$1"
-}
+pinned_rows() { section_rows "The gateway on a core of its own" "small|large" "$1"; }
 
 # Rows "route|size|conns|primary_rps|primary_p50|standby_rps|standby_p50|ratio|errors|served|fallbacks|age|wal"
 # of the table of the feed from a standby.
-standby_rows() {
-    awk -F'|' '/^## / { in_standby = ($0 ~ /^## The feed from a standby/) }
-               in_standby && /^\| GET / {
-        line = ""
-        for (i = 2; i < NF; i++) { v = $i; gsub(/^ +| +$/, "", v); line = line (i > 2 ? "|" : "") v }
-        print line }' "$1"
-}
+standby_rows() { section_rows "The feed from a standby" "GET [^|]*" "$1"; }
 
 { table_rows "$results" | sed 's/^/now|/'; table_rows "$earlier" | sed 's/^/was|/'; own_rows "$results" | sed 's/^/own|/'
   standby_rows "$results" | sed 's/^/standby|/'; pinned_rows "$results" | sed 's/^/pinned|/'; } |

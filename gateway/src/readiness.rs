@@ -32,7 +32,8 @@ use crate::db_tls::DatabaseLink;
 /// The longest one readiness probe waits for the database (connection included).
 pub const DEADLINE: Duration = Duration::from_secs(1);
 
-const SCHEMA_VERSION: &str = "SELECT pg_is_in_recovery(), api.functions_version()::bigint";
+/// The probe's one call: whether the server is in recovery, and its functions' version.
+const PROBE: &str = "SELECT pg_is_in_recovery(), api.functions_version()::bigint";
 
 /// Why the process is not ready.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -134,7 +135,7 @@ impl Probe {
             *session = Some(self.connect().await?);
         }
         let client = session.as_ref().expect("a session was just made");
-        match client.query_one(SCHEMA_VERSION, &[]).await {
+        match client.query_one(PROBE, &[]).await {
             Ok(row) if row.try_get::<_, bool>(0).unwrap_or(false) => {
                 *session = None;
                 Err(Reason::NotPrimary)

@@ -27,7 +27,7 @@ use crate::common::lots::{json_headers, minimal_lot};
 use crate::common::patroni::{PatroniCluster, Role};
 use crate::common::supply::range;
 use crate::common::webhooks::{loopback_is_public, wired_worker, FixedResolver, Receiver, TestAuthority};
-use crate::common::{connect, header_map, Credential, Http, Operator, TestApp, TestResponse, ALL_SCOPES};
+use crate::common::{connect, connected, header_map, Credential, Http, Operator, TestApp, TestResponse, ALL_SCOPES};
 
 /// The gateway's DATABASE_TIMEOUT_MS here.
 const DATABASE_TIMEOUT_MS: u64 = 2000;
@@ -345,13 +345,7 @@ async fn platform_writer(url: String, operator: Operator, seen: Shared, stop: Ar
     let mut unchanged: Vec<String> = Vec::new();
     let mut day = 0u32;
     while !stop.load(Ordering::Relaxed) {
-        let Some(db) = &client else {
-            client = try_connect(&url).await;
-            if client.is_none() {
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
-            continue;
-        };
+        let Some(db) = connected(&mut client, &url).await else { continue };
         day += 1;
         let result = if day.is_multiple_of(3) && !unchanged.is_empty() {
             let reference = unchanged.remove(0);
@@ -385,13 +379,6 @@ async fn platform_writer(url: String, operator: Operator, seen: Shared, stop: Ar
         }
         tokio::time::sleep(Duration::from_millis(15)).await;
     }
-}
-
-async fn try_connect(url: &str) -> Option<tokio_postgres::Client> {
-    let attempt = tokio_postgres::connect(url, tokio_postgres::NoTls);
-    let (client, connection) = tokio::time::timeout(Duration::from_secs(2), attempt).await.ok()?.ok()?;
-    tokio::spawn(connection);
-    Some(client)
 }
 
 /// A client of the feed following the spec's polling pattern, its cursor kept across the failover.

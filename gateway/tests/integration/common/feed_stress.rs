@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tokio::task::JoinHandle;
 
-use super::{connect, Operator};
+use super::{connect, connected, Operator};
 
 /// xorshift64*: a small, seedable generator (no dependency), good enough to pick writes and delays.
 pub struct XorShift(u64);
@@ -124,17 +124,7 @@ pub async fn writer_through_failover(
     let mut counts = WriterCounts::default();
     let mut db: Option<tokio_postgres::Client> = None;
     while !stop.load(Ordering::Relaxed) {
-        let Some(client) = &mut db else {
-            let attempt =
-                tokio::time::timeout(Duration::from_secs(2), tokio_postgres::connect(&url, tokio_postgres::NoTls));
-            if let Ok(Ok((client, connection))) = attempt.await {
-                tokio::spawn(connection);
-                db = Some(client);
-            } else {
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
-            continue;
-        };
+        let Some(client) = connected(&mut db, &url).await else { continue };
         if one_transaction(client, &operator, &mut rng, &mut mine, &mut counts).await.is_err() {
             db = None;
         }

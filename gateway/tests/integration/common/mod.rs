@@ -191,6 +191,31 @@ pub async fn connect(url: &str) -> tokio_postgres::Client {
     client
 }
 
+/// A connection (no TLS), or None when the server refuses it or does not answer within 2 s: for
+/// tests that connect while a server may be down or failing over.
+pub async fn try_connect(url: &str) -> Option<tokio_postgres::Client> {
+    let attempt = tokio_postgres::connect(url, tokio_postgres::NoTls);
+    let (client, connection) = tokio::time::timeout(Duration::from_secs(2), attempt).await.ok()?.ok()?;
+    tokio::spawn(connection);
+    Some(client)
+}
+
+/// The connection in `slot`, made when there is none; None (after a short pause, so a caller's
+/// loop does not spin) while the server cannot be reached. A caller empties the slot after an
+/// error, and the next call connects again.
+pub async fn connected<'a>(
+    slot: &'a mut Option<tokio_postgres::Client>,
+    url: &str,
+) -> Option<&'a mut tokio_postgres::Client> {
+    if slot.is_none() {
+        *slot = try_connect(url).await;
+        if slot.is_none() {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+    slot.as_mut()
+}
+
 /// The backend pid of a session, to find the sessions it blocks.
 pub async fn backend_pid(client: &tokio_postgres::Client) -> i32 {
     client.query_one("SELECT pg_backend_pid()", &[]).await.expect("pg_backend_pid").get(0)

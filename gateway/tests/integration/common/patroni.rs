@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use uuid::Uuid;
 
-use super::{free_port, run, running_as_root};
+use super::{free_port, run, running_as_root, try_connect};
 
 /// Debian's binaries.
 const PG_BIN: &str = "/usr/lib/postgresql/15/bin";
@@ -224,11 +224,7 @@ impl PatroniCluster {
     }
 
     async fn synchronous_standbys(&self, leader: usize) -> i64 {
-        let Ok((client, connection)) = tokio_postgres::connect(&self.node_url(leader), tokio_postgres::NoTls).await
-        else {
-            return 0;
-        };
-        tokio::spawn(connection);
+        let Some(client) = try_connect(&self.node_url(leader)).await else { return 0 };
         client
             .query_one(
                 "SELECT count(*) FROM pg_stat_replication WHERE sync_state = 'sync' AND state = 'streaming'",
@@ -347,11 +343,7 @@ pub enum Role {
 
 /// One boolean query's answer on `url`, or None when the server does not answer (within 2 s).
 async fn probe(url: &str, sql: &str) -> Option<bool> {
-    let attempt = async {
-        let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls).await.ok()?;
-        tokio::spawn(connection);
-        client.query_one(sql, &[]).await.ok().map(|row| row.get::<_, bool>(0))
-    };
+    let attempt = async { try_connect(url).await?.query_one(sql, &[]).await.ok().map(|row| row.get::<_, bool>(0)) };
     tokio::time::timeout(Duration::from_secs(2), attempt).await.ok().flatten()
 }
 
