@@ -231,7 +231,7 @@ standby_rows() { section_rows "The feed from a standby" "GET [^|]*" "$1"; }
             soak_errors = soak; sub(/.*errors /, "", soak_errors); sub(/;.*/, "", soak_errors)
             soak_size = soak; sub(/,.*/, "", soak_size)
             printf "| soak at 64 connections, every route: resident memory grows < 5 %% after its first minute, no error | %s | every route | %s %% (errors %s) | %s |\n",
-                soak_size, growth, soak_errors, met(growth != "-" && growth < 5 && soak_errors == 0)
+                soak_size, growth, soak_errors, met(growth != "-" && growth + 0 < 5 && soak_errors + 0 == 0)
         }
 
         compared = 0
