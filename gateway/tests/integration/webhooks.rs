@@ -213,6 +213,46 @@ async fn a_disarmed_endpoints_hints_die_and_are_never_sent() {
     worker.stop().await;
 }
 
+/// A node that refuses every write (SQLSTATE 25006: a primary demoted by a failover, or a standby
+/// a `target_session_attrs=any` URL reached) spends the worker's session: the worker drops it and
+/// connects again at the next sweep, where a multi-host URL's read-write attribute finds the
+/// primary, instead of sweeping a session that can never claim. Here every session is read-only,
+/// so each sweep makes a new one and nothing is sent.
+#[tokio::test]
+async fn a_worker_refused_by_a_read_only_node_makes_its_session_again_at_the_next_sweep() {
+    let world = World::new().await;
+    let (operator, _) = world.app.webhook_operator("https://hooks.example.test/in").await;
+    let reference = world.app.record_hooked_booking(&operator).await;
+    let separator = if world.app.database_url.contains('?') { '&' } else { '?' };
+    let read_only = format!("{}{separator}options=-c%20default_transaction_read_only%3Don", world.app.database_url);
+    let worker = RunningWorker::start(
+        &read_only,
+        &world.authority,
+        world.receiver.addr.port(),
+        to_receiver(),
+        loopback_is_public(),
+    );
+
+    let admin = world.app.superuser().await;
+    let mut sessions = std::collections::BTreeSet::new();
+    let started = std::time::Instant::now();
+    while sessions.len() < 3 && started.elapsed() < SETTLE {
+        let rows = admin
+            .query(
+                "SELECT pid FROM pg_stat_activity WHERE application_name = 'ingest-webhooks' AND datname = current_database()",
+                &[],
+            )
+            .await
+            .unwrap();
+        sessions.extend(rows.iter().map(|row| row.get::<_, i32>(0)));
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert!(sessions.len() >= 3, "a new session at each sweep, not one kept: {sessions:?}");
+    assert_eq!(world.app.hints_of(&reference).await, [hint("undelivered", 0, None, None)]);
+    assert!(world.receiver.received().is_empty());
+    worker.stop().await;
+}
+
 #[tokio::test]
 async fn two_workers_racing_deliver_every_hint_exactly_once() {
     let world = World::new().await;
