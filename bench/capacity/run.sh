@@ -3,12 +3,13 @@
 # (bench/capacity/src/model.rs), found by steps: for each N of CAPACITY_STEPS, a fresh gateway
 # (release build, the contract's rate limits on, behind a signed edge, its webhook worker
 # delivering to this program's receiver on port 443), CAPACITY_WARMUP seconds of warm-up, then
-# CAPACITY_MEASURE seconds measured. It stops at the first step over a bound and writes every step
-# to bench/capacity/RESULTS.md (CAPACITY_OUT), the largest N within every bound first. The seeded
+# CAPACITY_MEASURE seconds measured, then where PostgreSQL's time went (postgres_profile.sh). It
+# stops at the first step over a bound and writes every step to bench/capacity/RESULTS.md
+# (CAPACITY_OUT), the largest N within every bound first. The seeded
 # database (capacity) holds the largest step's operators and is kept for later runs of that size
 # or smaller.
 #
-#   bench/capacity/run.sh                         the search: steps of 1 000 … 10 000, 5 minutes each
+#   bench/capacity/run.sh                         the search: steps of 1 000 … 14 000, 5 minutes each
 #   CAPACITY_QUICK=1 bench/capacity/run.sh        one step of 200 operators, 30 s: a quick check
 #   CAPACITY_STANDBY=1 bench/capacity/run.sh      the same with the feed read from a hot standby of
 #                                                 the cluster (sql/dev/cluster.sh standby, on these
@@ -20,10 +21,11 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cluster="$root/sql/dev/cluster.sh"
+profile="$root/bench/capacity/postgres_profile.sh"
 if [ -n "${CAPACITY_QUICK:-}" ]; then
     steps="${CAPACITY_STEPS:-200}"; warmup="${CAPACITY_WARMUP:-15}"; measure="${CAPACITY_MEASURE:-30}"
 else
-    steps="${CAPACITY_STEPS:-1000 2000 4000 6000 8000 10000 12000}"
+    steps="${CAPACITY_STEPS:-1000 2000 4000 6000 8000 10000 12000 14000}"
     warmup="${CAPACITY_WARMUP:-60}"; measure="${CAPACITY_MEASURE:-300}"
 fi
 standby="${CAPACITY_STANDBY:-}"
@@ -63,6 +65,13 @@ if [ "$held" -lt "$largest" ] || [ "$(wc -l <"$work/operators.tsv" 2>/dev/null |
 else
     DATABASE_URL="$admin_url" LOG_LEVEL=warn "$ingest" migrate
 fi
+# The data settled before the first step: a fresh seed's vacuum and its checkpoint are not a
+# step's to pay (a step still pays the checkpoints its own writes bring).
+psql "$admin_url" -Xq -c "VACUUM ANALYZE" -c "CHECKPOINT"
+# The statements' execution times, nested ones too, for each step's profile (postgres_profile.sh)
+psql "$admin_url" -Xq -c "SET client_min_messages = warning" \
+    -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements SCHEMA capacity" \
+    -c "ALTER DATABASE $db SET pg_stat_statements.track = 'all'"
 # (set as a deployment sets it: the worker checks endpoints against it)
 psql "$admin_url" -Xqc "UPDATE app.settings SET value = 'capacity-platform.invalid' WHERE name = 'webhook_platform_domains'"
 # With CAPACITY_STANDBY: a hot standby made of the cluster as it is now; the gateway reads the feed
@@ -96,6 +105,8 @@ grep -qF "$hosts_line" /etc/hosts || echo "$hosts_line" >>/etc/hosts
 passed=""
 for n in $steps; do
     echo "step: $n operators" >&2
+    "$profile" start "$admin_url" "$postmasters" "$work/processes-$n"
+    step_started=$SECONDS
     DATABASE_URL="$("$cluster" url "$db" ingest_gateway)" WEBHOOK_DATABASE_URL="$("$cluster" url "$db" webhook_worker)" \
         LISTEN_ADDR="127.0.0.1:$port" ADMIN_LISTEN_ADDR="$admin_addr" EDGE_SECRET="$edge_secret" EDGE_PEERS=127.0.0.1/32 \
         WEBHOOK_PUBLIC_RANGES=127.0.0.0/8 WEBHOOK_EXTRA_ROOTS="$work/tls/ca.pem" LOG_LEVEL=warn \
@@ -114,6 +125,7 @@ for n in $steps; do
         echo "Feed reads served by the standby over the step: $(counter ingest_standby_reads_total); served by the primary instead: $(counter ingest_standby_fallbacks_total)." >>"$out.steps"
         echo >>"$out.steps"
     fi
+    "$profile" report "$admin_url" "$postmasters" "$work/processes-$n" $(( SECONDS - step_started )) >>"$out.steps"
     kill "$gateway_pid"; wait "$gateway_pid" 2>/dev/null || true; gateway_pid=""
     case $verdict in
         0) passed=$n ;;

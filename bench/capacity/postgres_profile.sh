@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Where PostgreSQL's time went over a capacity step (bench/capacity/run.sh calls it around each):
+#
+#   postgres_profile.sh start  ADMIN_URL POSTMASTERS SNAPSHOT   before the step: statements' counts
+#                                                              reset, each server process's CPU noted
+#   postgres_profile.sh report ADMIN_URL POSTMASTERS SNAPSHOT SECONDS
+#                                                              after it: markdown, to standard output
+#
+# POSTMASTERS: process ids, comma-separated (a primary and its standby). The report has two tables:
+# - the CPU of the servers' processes by kind (each login role's connections, autovacuum, the WAL
+#   writer, …), in cores over the step; a process that ended within the step (an autovacuum worker
+#   that finished) is not counted, so the kinds may add up to less than the step's PostgreSQL CPU;
+# - the statements that took the most execution time (pg_stat_statements, tracking nested
+#   statements in this database: a function's own statements appear beside its call, whose time
+#   includes theirs).
+set -euo pipefail
+
+command=$1 admin_url=$2 postmasters=$3 snapshot=$4
+
+# "pid seconds kind" for each child of the postmasters; a connection's kind is its login role.
+processes() {
+    ps --ppid "$postmasters" -o pid=,cputimes=,args= | awk '{
+        kind = $4
+        for (i = 5; i <= NF; i++) kind = kind " " $i
+        if (kind ~ /^walsender/) kind = "WAL sender"
+        else if (kind ~ /^autovacuum worker/) kind = "autovacuum workers"
+        else if (kind ~ /^[^ ]+ [^ ]+ ([0-9a-f.:]+\([0-9]+\)|\[local\])/) kind = "connections of " $4
+        else sub(/ [^ ]*[0-9\/].*$/, "", kind)
+        print $1, $2, kind
+    }'
+}
+
+case "$command" in
+start)
+    psql "$admin_url" -XAtqc "SELECT capacity.pg_stat_statements_reset()" >/dev/null
+    processes >"$snapshot"
+    ;;
+report)
+    seconds=$5
+    echo "Where PostgreSQL's time went over the step (warm-up included):"
+    echo
+    echo "| server processes | cores |"
+    echo "|---|---|"
+    processes | awk -v seconds="$seconds" '
+        NR == FNR { before[$1] = $2; next }
+        { kind = $3; for (i = 4; i <= NF; i++) kind = kind " " $i
+          used[kind] += $2 - ($1 in before ? before[$1] : 0) }
+        END { for (kind in used) if (used[kind] > 0) printf "%.3f|%s\n", used[kind] / seconds, kind }' \
+        "$snapshot" - | sort -t'|' -k1,1 -rn | awk -F'|' '{ printf "| %s | %.2f |\n", $2, $1 }'
+    echo
+    echo "| statement (the primary's) | calls a second | mean ms | ms a second |"
+    echo "|---|---|---|---|"
+    psql "$admin_url" -XAtq -F '|' -v seconds="$seconds" <<'SQL' | awk -F'|' '{ printf "| `%s` | %s | %s | %s |\n", $1, $2, $3, $4 }'
+SELECT left(regexp_replace(regexp_replace(s.query, '\s+', ' ', 'g'), '[|`]', '', 'g'), 100),
+       round(s.calls / :seconds::numeric, 1), round(s.mean_exec_time::numeric, 3),
+       round((s.total_exec_time / :seconds)::numeric, 1)
+  FROM capacity.pg_stat_statements AS s
+ WHERE s.dbid = (SELECT oid FROM pg_catalog.pg_database WHERE datname = pg_catalog.current_database())
+ ORDER BY s.total_exec_time DESC
+ LIMIT 15
+SQL
+    echo
+    ;;
+*)
+    echo "usage: $0 start|report ADMIN_URL POSTMASTERS SNAPSHOT [SECONDS]" >&2
+    exit 2
+    ;;
+esac
