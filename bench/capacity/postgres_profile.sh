@@ -17,9 +17,14 @@ set -euo pipefail
 
 command=$1 admin_url=$2 postmasters=$3 snapshot=$4
 
-# "pid seconds kind" for each child of the postmasters; a connection's kind is its login role.
+# "pid ticks kind" for each child of the postmasters (ticks: its user and system CPU time, from
+# /proc); a connection's kind is its login role.
 processes() {
-    ps --ppid "$postmasters" -o pid=,cputimes=,args= | awk '{
+    ps --ppid "$postmasters" -o pid=,args= | while read -r pid args; do
+        # (after "pid (command) ", utime and stime are the 12th and 13th fields)
+        ticks=$(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$pid/stat" 2>/dev/null) || continue
+        echo "$pid $ticks $args"
+    done | awk '{
         kind = $4
         for (i = 5; i <= NF; i++) kind = kind " " $i
         if (kind ~ /^walsender/) kind = "WAL sender"
@@ -41,7 +46,7 @@ report)
     echo
     echo "| server processes | cores |"
     echo "|---|---|"
-    processes | awk -v seconds="$seconds" '
+    processes | awk -v seconds="$(( seconds * $(getconf CLK_TCK) ))" '
         NR == FNR { before[$1] = $2; next }
         { kind = $3; for (i = 4; i <= NF; i++) kind = kind " " $i
           used[kind] += $2 - ($1 in before ? before[$1] : 0) }
@@ -50,8 +55,8 @@ report)
     echo
     echo "| statement (the primary's) | calls a second | mean ms | ms a second |"
     echo "|---|---|---|---|"
-    psql "$admin_url" -XAtq -F '|' -v seconds="$seconds" <<'SQL' | awk -F'|' '{ printf "| `%s` | %s | %s | %s |\n", $1, $2, $3, $4 }'
-SELECT left(regexp_replace(regexp_replace(s.query, '\s+', ' ', 'g'), '[|`]', '', 'g'), 100),
+    statements=$(cat <<'SQL'
+SELECT left(regexp_replace(regexp_replace(s.query, '\s+', ' ', 'g'), '`', '', 'g'), 100),
        round(s.calls / :seconds::numeric, 1), round(s.mean_exec_time::numeric, 3),
        round((s.total_exec_time / :seconds)::numeric, 1)
   FROM capacity.pg_stat_statements AS s
@@ -59,6 +64,9 @@ SELECT left(regexp_replace(regexp_replace(s.query, '\s+', ' ', 'g'), '[|`]', '',
  ORDER BY s.total_exec_time DESC
  LIMIT 15
 SQL
+)
+    psql "$admin_url" -XAtq -v ON_ERROR_STOP=1 -F $'\t' -v seconds="$seconds" <<<"$statements" |
+        awk -F'\t' '{ gsub(/\|/, "\\|", $1); printf "| `%s` | %s | %s | %s |\n", $1, $2, $3, $4 }'
     echo
     ;;
 *)

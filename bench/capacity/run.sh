@@ -68,7 +68,12 @@ fi
 # The data settled before the first step: a fresh seed's vacuum and its checkpoint are not a
 # step's to pay (a step still pays the checkpoints its own writes bring).
 psql "$admin_url" -Xq -c "VACUUM ANALYZE" -c "CHECKPOINT"
-# The statements' execution times, nested ones too, for each step's profile (postgres_profile.sh)
+# The statements' execution times, nested ones too, for each step's profile (postgres_profile.sh;
+# tracking them costs each step a little too, alike). Preloaded as make bench preloads it.
+if [[ "$(psql "$cluster_url" -XAtqc "SHOW shared_preload_libraries")" != *pg_stat_statements* ]]; then
+    psql "$cluster_url" -XAtqc "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'"
+    "$cluster" restart
+fi
 psql "$admin_url" -Xq -c "SET client_min_messages = warning" \
     -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements SCHEMA capacity" \
     -c "ALTER DATABASE $db SET pg_stat_statements.track = 'all'"
