@@ -116,17 +116,9 @@ fi
 "$cluster" start
 # WAL per request is read off pg_stat_statements: the WAL the gateway's own statements wrote, not what
 # autovacuum or another database wrote meanwhile (the cluster's WAL position counted both: an
-# automatic ANALYZE, a shared catalog's vacuum). Preloaded once in the development cluster, which
-# then restarts; tracked only in the bench databases (pg_stat_statements.track is none elsewhere).
+# automatic ANALYZE, a shared catalog's vacuum). Tracked only in the bench databases.
 cluster_url="$("$cluster" url postgres postgres)"
-if [[ "$(psql "$cluster_url" -XAtqc "SHOW shared_preload_libraries")" != *pg_stat_statements* ]]; then
-    echo "preloading pg_stat_statements in the development cluster (restart)" >&2
-    psql "$cluster_url" -XAtqc "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'"
-    "$cluster" restart
-fi
-if [ "$(psql "$cluster_url" -XAtqc "SHOW pg_stat_statements.track")" != none ]; then
-    psql "$cluster_url" -XAtq -c "ALTER SYSTEM SET pg_stat_statements.track = 'none'" -c "SELECT pg_reload_conf()" >/dev/null
-fi
+"$cluster" statements
 (cd "$root" && cargo build --release --locked --bin ingest --bin bench-passthrough)
 ingest="$root/target/release/ingest"
 

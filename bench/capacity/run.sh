@@ -38,6 +38,7 @@ hosts_line="127.0.0.1 hooks.capacity.test # bench/capacity/run.sh"
 mkdir -p "$work"
 
 "$cluster" start >/dev/null
+"$cluster" statements   # (before the postmaster's pid is read: the first time, it restarts)
 cargo build --release --locked --bin ingest --bin bench-capacity
 ingest="$root/target/release/ingest"
 capacity="$root/target/release/bench-capacity"
@@ -69,11 +70,7 @@ fi
 # step's to pay (a step still pays the checkpoints its own writes bring).
 psql "$admin_url" -Xq -c "VACUUM ANALYZE" -c "CHECKPOINT"
 # The statements' execution times, nested ones too, for each step's profile (postgres_profile.sh;
-# tracking them costs each step a little too, alike). Preloaded as make bench preloads it.
-if [[ "$(psql "$cluster_url" -XAtqc "SHOW shared_preload_libraries")" != *pg_stat_statements* ]]; then
-    psql "$cluster_url" -XAtqc "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'"
-    "$cluster" restart
-fi
+# tracking them costs each step a little too, alike)
 psql "$admin_url" -Xq -c "SET client_min_messages = warning" \
     -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements SCHEMA capacity" \
     -c "ALTER DATABASE $db SET pg_stat_statements.track = 'all'"

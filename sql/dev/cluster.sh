@@ -13,6 +13,8 @@
 #                                streaming replication) under .pg/standby and start it (make bench's)
 #   sql/dev/cluster.sh standby-stop     stop and remove it
 #   sql/dev/cluster.sh standby-url [db] [login]  as url, for the standby
+#   sql/dev/cluster.sh statements  preload pg_stat_statements (a restart, once), tracking nothing
+#                                unless a database sets pg_stat_statements.track (the benchmarks')
 #
 # The cluster listens on 127.0.0.1:$PG_PORT (default 15432: below the kernel's ephemeral port range,
 # 32768-60999 on Linux, so no client connection's own port can ever take it while the server is
@@ -146,6 +148,20 @@ stop() {
     pg_ctl -D "$pg_dir/data" status >/dev/null 2>&1 || rm -f "$malloc_marker"
 }
 
+# pg_stat_statements preloaded in the running cluster (restarting it the first time), its tracking
+# off wherever a database does not turn it on: the benchmarks read their own databases' statements.
+statements() {
+    local psql=(as_owner "$bin/psql" -h "$pg_dir/run" -p "$port" -U postgres -d postgres -XAtq)
+    if [[ "$("${psql[@]}" -c "SHOW shared_preload_libraries")" != *pg_stat_statements* ]]; then
+        echo "preloading pg_stat_statements in the development cluster (restart)" >&2
+        "${psql[@]}" -c "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'"
+        restart
+    fi
+    if [ "$("${psql[@]}" -c "SHOW pg_stat_statements.track")" != none ]; then
+        "${psql[@]}" -c "ALTER SYSTEM SET pg_stat_statements.track = 'none'" -c "SELECT pg_reload_conf()" >/dev/null
+    fi
+}
+
 # A fresh hot standby of the running cluster: every database, streaming from it and replaying as it
 # comes, readable (hot_standby), and with hot_standby_feedback so the primary's vacuum does not
 # cancel the standby's queries.
@@ -183,5 +199,6 @@ case "${1:-}" in
     standby) standby ;;
     standby-stop) standby_stop ;;
     standby-url) echo "postgres://${3:-postgres}@127.0.0.1:$standby_port/${2:-ingest}" ;;
-    *) echo "usage: $0 install|start|stop|restart|url [db] [login]|standby|standby-stop|standby-url [db] [login]" >&2; exit 2 ;;
+    statements) statements ;;
+    *) echo "usage: $0 install|start|stop|restart|url [db] [login]|standby|standby-stop|standby-url [db] [login]|statements" >&2; exit 2 ;;
 esac
