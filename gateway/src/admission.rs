@@ -7,7 +7,10 @@
 //! 3. after the query checks, the claimed credential's buckets: one read token for a GET; one token
 //!    of each write bucket for a PUT, of the burst bucket only for a dry run;
 //! 4. after the answer: a 429 gives back everything taken; a 401 gives back the credential's tokens
-//!    (a wrong secret never spends the real key's) and spends the held failed-authentication token.
+//!    (a wrong secret never spends the real key's) and spends the held failed-authentication token;
+//!    a 5xx gives back the credential's tokens too (the database could not say whether the secret
+//!    was right: during an outage, anyone who knows a key id could otherwise empty its buckets) and
+//!    keeps the source's.
 //!
 //! The held failed-authentication token is a [`Held`]: only a 401 spends it, and it is given back
 //! when dropped, so every other end of the request gives it back without a line of its own — any
@@ -119,8 +122,11 @@ impl<'a> Admission<'a> {
         // The failed-authentication token: spent by a 401 only; any other answer drops it here,
         // which gives it back.
         let failed_auth = self.failed_auth_held.take();
-        if status == StatusCode::UNAUTHORIZED {
+        // The credential's tokens are spent only on an answer that verified it.
+        if status == StatusCode::UNAUTHORIZED || status.is_server_error() {
             limiter.give_back(now, &mut self.credential_held);
+        }
+        if status == StatusCode::UNAUTHORIZED {
             match failed_auth {
                 Some(held) => held.spend(),
                 // Every 401 comes after step 2; should one ever not, it still costs a token if
@@ -284,6 +290,29 @@ mod tests {
         assert_eq!(remaining(&limiter, BucketKind::FailedAuth), 19);
         assert_eq!(remaining(&limiter, BucketKind::WritesBurst), 60);
         assert_eq!(remaining(&limiter, BucketKind::WritesHourly), 1000);
+    }
+
+    #[test]
+    fn a_5xx_gives_back_the_credentials_tokens_and_keeps_the_sources() {
+        let limiter = limiter(20);
+        for status in [500, 503] {
+            let mut admission = admitted(&limiter);
+            admission.credential(Cost::Write).unwrap();
+            let mut headers = HeaderMap::new();
+            admission.settle(StatusCode::from_u16(status).unwrap(), &mut headers);
+            assert_eq!(remaining(&limiter, BucketKind::WritesBurst), 60, "{status}");
+            assert_eq!(remaining(&limiter, BucketKind::WritesHourly), 1000, "{status}");
+            assert_eq!(remaining(&limiter, BucketKind::FailedAuth), 20, "{status}: the held token given back");
+            assert_eq!(headers["ratelimit-policy"], "\"writes_burst\";q=60;w=60", "{status}");
+        }
+        assert_eq!(remaining(&limiter, BucketKind::AllRequests), 238, "the source's tokens were kept");
+        // Any other answer verified the credential: its tokens stay spent.
+        for (status, burst) in [(200, 59), (422, 58), (409, 57)] {
+            let mut admission = admitted(&limiter);
+            admission.credential(Cost::Write).unwrap();
+            admission.settle(StatusCode::from_u16(status).unwrap(), &mut HeaderMap::new());
+            assert_eq!(remaining(&limiter, BucketKind::WritesBurst), burst, "{status}");
+        }
     }
 
     #[test]

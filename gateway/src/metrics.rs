@@ -482,6 +482,8 @@ pub struct Backlog {
     pub in_flight: i64,
     pub oldest_undelivered_seconds: f64,
     pub dead_last_day: i64,
+    /// Read with it: booking stamps capped since the database was made (`webhook.booking_stamps_capped()`).
+    pub booking_stamps_capped: i64,
 }
 
 /// The delivery worker's attempts, sweeps, and the backlog it reads.
@@ -493,6 +495,7 @@ pub struct WebhookMetrics {
     hints: Family<StateLabel, Gauge>,
     oldest_undelivered: Gauge<f64, AtomicU64>,
     dead_last_day: Gauge,
+    booking_stamps_capped: Gauge,
     backlog_read: Gauge<f64, AtomicU64>,
     expired: Counter,
 }
@@ -506,6 +509,7 @@ impl Default for WebhookMetrics {
             hints: Family::default(),
             oldest_undelivered: Gauge::default(),
             dead_last_day: Gauge::default(),
+            booking_stamps_capped: Gauge::default(),
             backlog_read: Gauge::default(),
             expired: Counter::default(),
         }
@@ -535,6 +539,7 @@ impl WebhookMetrics {
         self.hints.get_or_create(&StateLabel { state: "in_flight" }).set(backlog.in_flight);
         self.oldest_undelivered.set(backlog.oldest_undelivered_seconds);
         self.dead_last_day.set(backlog.dead_last_day);
+        self.booking_stamps_capped.set(backlog.booking_stamps_capped);
         self.backlog_read.set(unix_seconds);
     }
 
@@ -573,6 +578,11 @@ impl WebhookMetrics {
             "ingest_webhook_hints_dead_last_day",
             "Hints that died after failed attempts in the last 24 hours (not those of disarmed endpoints)",
             self.dead_last_day.clone(),
+        );
+        registry.register(
+            "ingest_booking_stamps_capped",
+            "Booking stamps the database capped at the clock plus bookings_watermark_lag since it was made: a stamp ahead of the clock, or a clock behind",
+            self.booking_stamps_capped.clone(),
         );
         registry.register(
             "ingest_webhook_backlog_read_timestamp_seconds",
@@ -704,13 +714,22 @@ mod tests {
     fn the_worker_registry_holds_the_webhook_metrics_only() {
         let webhooks = WebhookMetrics::default();
         webhooks.attempt(AttemptOutcome::Dead, "timeout", Duration::from_secs(5));
-        webhooks
-            .backlog(&Backlog { waiting: 3, in_flight: 1, oldest_undelivered_seconds: 12.5, dead_last_day: 2 }, 1.0);
+        webhooks.backlog(
+            &Backlog {
+                waiting: 3,
+                in_flight: 1,
+                oldest_undelivered_seconds: 12.5,
+                dead_last_day: 2,
+                booking_stamps_capped: 4,
+            },
+            1.0,
+        );
         let text = Metrics::worker(&webhooks).render();
         assert!(text.contains("ingest_webhook_attempts_total{outcome=\"dead\",reason=\"timeout\"} 1\n"), "{text}");
         assert!(text.contains("ingest_webhook_hints{state=\"waiting\"} 3\n"));
         assert!(text.contains("ingest_webhook_oldest_undelivered_seconds 12.5\n"));
         assert!(text.contains("ingest_webhook_hints_dead_last_day 2\n"));
+        assert!(text.contains("ingest_booking_stamps_capped 4\n"));
         assert!(!text.contains("ingest_http_requests"));
     }
 }

@@ -175,28 +175,65 @@ fn write_stdout(text: &[u8]) {
 
 /// Operational logging through `tracing`, as JSON lines on the same writer; `filter` is `LOG_LEVEL`
 /// (`crate::config`: by default info, with the database driver at warn so server NOTICEs never
-/// reach the log). Keep the guard until the process ends: dropping it writes out what is still
-/// buffered (waiting up to a second for that).
+/// reach the log). Whatever the filter, the driver's own lines below WARN are never written
+/// ([`driver_line_allowed`]). Keep the guard until the process ends: dropping it writes out what is
+/// still buffered (waiting up to a second for that).
 pub fn init(filter: &str) -> WriterGuard {
+    use tracing_subscriber::filter::{filter_fn, FilterExt as _};
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
+    use tracing_subscriber::Layer as _;
+
     let (writer, guard) = log_writer::spawn(std::io::stdout());
     let _ = WRITER.set(writer.clone());
     // (checked when the settings were read)
     let filter = tracing_subscriber::EnvFilter::try_new(filter)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,tokio_postgres=warn"));
-    let _ = tracing_subscriber::fmt()
+    let lines = tracing_subscriber::fmt::layer()
         .json()
         .flatten_event(true)
         .with_current_span(false)
         .with_span_list(false)
-        .with_env_filter(filter)
         .with_writer(move || writer.clone())
-        .try_init();
+        .with_filter(filter.and(filter_fn(|line| driver_line_allowed(line.target(), *line.level()))));
+    let _ = tracing_subscriber::registry().with(lines).try_init();
     guard
+}
+
+/// The crates of the database driver, whose lines `LOG_LEVEL` never opens below WARN.
+const DATABASE_DRIVER: [&str; 3] = ["tokio_postgres", "tokio_postgres_rustls", "postgres_protocol"];
+
+/// Whether a line may be written whatever `LOG_LEVEL` says: any line of ours, and the database
+/// driver's at WARN or ERROR only. At DEBUG the driver writes every statement with its parameters
+/// (a bearer credential, a request body) and every batch's text; at INFO the server's NOTICEs, which
+/// are database messages: none of that may reach the log.
+fn driver_line_allowed(target: &str, level: tracing::Level) -> bool {
+    level <= tracing::Level::WARN
+        || !DATABASE_DRIVER
+            .iter()
+            .any(|driver| target.strip_prefix(driver).is_some_and(|rest| rest.is_empty() || rest.starts_with("::")))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_database_drivers_lines_below_warn_are_never_written() {
+        use tracing::Level;
+
+        let line = driver_line_allowed;
+        for driver in ["tokio_postgres", "tokio_postgres::query", "postgres_protocol::message", "tokio_postgres_rustls"]
+        {
+            for level in [Level::TRACE, Level::DEBUG, Level::INFO] {
+                assert!(!line(driver, level), "{driver} at {level}");
+            }
+            assert!(line(driver, Level::WARN) && line(driver, Level::ERROR), "{driver}");
+        }
+        for ours in ["gateway::server", "gateway", "tokio_postgresql", "hyper", "rustls"] {
+            assert!(line(ours, Level::TRACE) && line(ours, Level::INFO), "{ours}");
+        }
+    }
 
     #[test]
     fn a_request_line_on_stdout_is_the_same_bytes_as_its_json_form() {

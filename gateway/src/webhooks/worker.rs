@@ -6,8 +6,9 @@
 //! another operator's hints. Claims carry a lease: any number of processes may run a worker, and a
 //! process that dies mid-attempt leaves its hints to be taken over when the lease runs out.
 //!
-//! Every `WEBHOOK_BACKLOG_INTERVAL_MS` it also reads the backlog (`webhook.backlog()`) for its
-//! metrics, and deletes the delivered and dead hints past their retention (`webhook.expire_hints`,
+//! Every `WEBHOOK_BACKLOG_INTERVAL_MS` it also reads the backlog (`webhook.backlog()`) and the count
+//! of capped booking stamps (`webhook.booking_stamps_capped()`, a gauge of the feed's health that
+//! needs a process reading the database now and then) for its metrics, and deletes the delivered and dead hints past their retention (`webhook.expire_hints`,
 //! `webhook_hint_retention` in the database, 30 days by default) in batches of [`EXPIRY_BATCH`], each
 //! its own short transaction; each attempt is counted by outcome and reason, with its latency
 //! (`crate::metrics`).
@@ -50,7 +51,8 @@ const LEASE_SECONDS: i32 = 60;
 const CLAIM: &str = "SELECT operator_id, hint_id, lease_token, attempt, url, host, secret, body, booking_reference \
                      FROM webhook.claim_due_hints($1, $2, $3)";
 const RECORD: &str = "SELECT webhook.record_attempt($1, $2, $3, $4, $5)";
-const BACKLOG: &str = "SELECT waiting, in_flight, oldest_undelivered_seconds, dead_last_day FROM webhook.backlog()";
+const BACKLOG: &str = "SELECT waiting, in_flight, oldest_undelivered_seconds, dead_last_day, \
+                       webhook.booking_stamps_capped() FROM webhook.backlog()";
 const EXPIRE: &str = "SELECT webhook.expire_hints($1)";
 /// Hints deleted by one call of `webhook.expire_hints`: one short transaction.
 pub const EXPIRY_BATCH: i32 = 1000;
@@ -257,6 +259,7 @@ impl Worker {
                     in_flight: row.get(1),
                     oldest_undelivered_seconds: row.get(2),
                     dead_last_day: row.get(3),
+                    booking_stamps_capped: row.get(4),
                 };
                 self.metrics.backlog(&backlog, unix_now());
             }

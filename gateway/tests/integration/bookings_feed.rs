@@ -5,21 +5,25 @@
 //! `read_bookings` scope behind the uniform 401, with query errors answered before the credential
 //! is looked at; one operator never sees another's bookings; and what the lag means for a client:
 //! bookings newer than the watermark come, but the cursor is not committed to them, and a token
-//! beyond the watermark is clamped back to it.
+//! beyond the watermark is clamped back to it; and a booking stamped a day ahead delays the feed by
+//! the lag and stalls nothing.
 //!
 //! Every booking here is newer than the watermark (now − 5 minutes), so every page "reached past
 //! the watermark" and answers has_more false. The cursor's progress, has_more true, and the
 //! no-skip property under concurrent writers are in `bookings_feed_cursor.rs`, whose database has
 //! lag 0.
 
-use std::time::SystemTime;
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
 
+use gateway::webhooks::address::AddressPolicy;
 use serde_json::{json, Value};
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
-use crate::common::bookings::{minimal_booking, Page};
-use crate::common::{assert_uniform_401, Credential, Operator, TestApp};
+use crate::common::bookings::{minimal_booking, FeedClient, Page};
+use crate::common::webhooks::{wired_worker, FixedResolver, TestAuthority};
+use crate::common::{assert_uniform_401, connect, create_database, Credential, Operator, TestApp};
 
 /// An operator with a lot `harbour-1` ("Harbour North", America/Sao_Paulo) and a credential
 /// holding every scope.
@@ -491,4 +495,78 @@ async fn the_feed_runs_under_read_committed_whatever_the_servers_default_isolati
         .await
         .expect_err("refused under SERIALIZABLE");
     assert_eq!(error.code().map(|code| code.code()), Some("25000"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// A stamp ahead of the clock
+// ---------------------------------------------------------------------------------------------
+
+/// A booking stamped a day ahead (as by a clock a day ahead, or an old primary running ahead) must
+/// not carry every later change of its operator a day ahead too: a client following `next` with
+/// `limit=5` would get the same five bookings on every poll, and the changes after them never.
+/// Capped at the clock plus the lag, they reach the client once the watermark passes them, and
+/// each capped stamp is counted. (A database of its own: the lag is a setting of the whole
+/// database, 1 second here.)
+#[tokio::test]
+async fn a_stamp_a_day_ahead_delays_the_feed_by_the_lag_and_stalls_nothing() {
+    let database = create_database(true).await;
+    connect(&database)
+        .await
+        .execute("UPDATE app.settings SET value = '1 second' WHERE name = 'bookings_watermark_lag'", &[])
+        .await
+        .expect("setting the watermark lag");
+    let authority = TestAuthority::new();
+    let (worker, _) =
+        wired_worker(&database, &authority, 443, Arc::new(FixedResolver::default()), AddressPolicy::production());
+    let app = TestApp::spawn_with_worker(&database, worker).await;
+    let (operator, credential) = operator_with_lot(&app).await;
+    let record = |n: u32| {
+        let mut booking = booking_on(1 + n % 20);
+        booking["reference"] = json!(format!("A-{n}"));
+        let (app, operator) = (&app, &operator);
+        async move { app.record(operator, &booking).await }
+    };
+    let mut client = FeedClient::new(&app, &credential, 5);
+    // Polls as the spec's pattern does until the client holds A-0 to A-<last>.
+    async fn receives(client: &mut FeedClient, last: u32) {
+        let expected: Vec<String> = (0..=last).map(|n| format!("A-{n}")).collect();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !expected.iter().all(|reference| client.bookings.contains_key(reference)) {
+            assert!(
+                Instant::now() < deadline,
+                "after {} pulls the client holds {:?}, not {expected:?}",
+                client.pulls,
+                client.bookings.keys().collect::<Vec<_>>()
+            );
+            client.pull().await;
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    record(0).await;
+    record(1).await;
+    receives(&mut client, 1).await;
+    record(2).await;
+    let restamped = app
+        .superuser()
+        .await
+        .batch_execute(&format!(
+            "SET session_replication_role = replica;
+             UPDATE app.bookings SET changed_at = now() + interval '1 day'
+              WHERE operator_id = '{}' AND reference = 'A-2'",
+            operator.id
+        ))
+        .await;
+    assert!(restamped.is_ok(), "A-2 stamped a day ahead: {restamped:?}");
+    for n in 3..=9 {
+        record(n).await;
+    }
+    receives(&mut client, 9).await;
+    // And so does every booking after them.
+    for n in 10..=14 {
+        record(n).await;
+    }
+    receives(&mut client, 14).await;
+    // Every booking after A-2 was capped, and counted.
+    app.metric_reaches("ingest_booking_stamps_capped", 12.0).await;
 }

@@ -6,14 +6,14 @@
 //! `serve` warns at start when `EDGE_SECRET` is set without `EDGE_PEERS`, and refuses to start on a
 //! bad `EDGE_PEERS`.
 
-use std::process::Stdio;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
-use tokio::process::{Child, Command};
+use tokio::io::AsyncReadExt;
+use tokio::process::Child;
 use tokio::time::timeout;
 
+use crate::common::process::{serve, stdout_lines, until_serving};
 use crate::common::{edge_forward, TestApp};
 
 const SECRET: &str = "the edge's shared secret";
@@ -95,43 +95,9 @@ async fn with_edge_secret_and_no_edge_peers_a_signed_header_is_ignored() {
     }
 }
 
-/// `ingest serve` on 127.0.0.1:0 with these settings on top of a minimal set; the database is
-/// never reached (connections are made on the first request).
-fn serve(settings: &[(&str, &str)]) -> Child {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_ingest"));
-    command
-        .arg("serve")
-        .env_remove("EDGE_SECRET")
-        .env_remove("EDGE_PEERS")
-        .env("DATABASE_URL", "postgres://nobody@127.0.0.1:1/none")
-        .env("LISTEN_ADDR", "127.0.0.1:0")
-        .env("ADMIN_LISTEN_ADDR", "")
-        .env("WEBHOOK_WORKER", "off")
-        .env("LOG_LEVEL", "info")
-        .envs(settings.iter().copied())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    command.spawn().expect("starting ingest serve")
-}
-
 /// The lines `serve` writes up to and including its "serving" line.
 async fn start_lines(child: &mut Child) -> Vec<String> {
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut seen = Vec::new();
-    let found = timeout(Duration::from_secs(10), async {
-        while let Some(line) = lines.next_line().await.unwrap() {
-            let serving = line.contains(r#""message":"serving""#);
-            seen.push(line);
-            if serving {
-                return;
-            }
-        }
-        panic!("ingest serve ended before serving: {seen:?}");
-    })
-    .await;
-    assert!(found.is_ok(), "no serving line within 10 s");
-    seen
+    until_serving(&mut stdout_lines(child)).await
 }
 
 /// The start's warnings that name `EDGE_PEERS`.

@@ -106,15 +106,16 @@ struct World {
 }
 
 impl World {
-    async fn start(clock_offsets: [Option<&str>; 2]) -> World {
+    /// `watermark_lag`: the feed's `bookings_watermark_lag`. At `0 seconds` the feed commits its
+    /// cursor up to the latest booking: a cursor handed out before the kill then points at the
+    /// newest rows, where a skip would show.
+    async fn start(clock_offsets: [Option<&str>; 2], watermark_lag: &str) -> World {
         let cluster = PatroniCluster::start(clock_offsets).await;
         let url = cluster.url();
         gateway::migrate::run(&url).await.expect("migrate the cluster");
-        // The feed commits its cursor up to the latest booking: a cursor handed out before the kill
-        // then points at the newest rows, where a skip would show.
         connect(&url)
             .await
-            .execute("UPDATE app.settings SET value = '0 seconds' WHERE name = 'bookings_watermark_lag'", &[])
+            .execute("UPDATE app.settings SET value = $1 WHERE name = 'bookings_watermark_lag'", &[&watermark_lag])
             .await
             .expect("the watermark lag");
         let authority = TestAuthority::new();
@@ -484,7 +485,7 @@ async fn failover_under_load(world: &mut World, round: &str) -> usize {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_primary_killed_under_load_loses_nothing_acknowledged_and_its_old_node_takes_over_the_next_time() {
     let _turn = one_cluster_at_a_time().await;
-    let mut world = World::start([None, None]).await;
+    let mut world = World::start([None, None], "0 seconds").await;
 
     let first_killed = failover_under_load(&mut world, "first").await;
 
@@ -500,9 +501,12 @@ async fn the_primary_killed_under_load_loses_nothing_acknowledged_and_its_old_no
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_promoted_node_whose_clock_is_behind_stamps_every_change_after_every_cursor() {
-    // Node 1's clock is ten minutes behind node 0's: far more than any watermark lag.
+    // Node 1's clock is fifteen minutes behind node 0's, more than the watermark lag of ten: a
+    // cursor node 0 hands out (at its clock less the lag) is ahead of node 1's clock, and a change
+    // stamped by node 1's clock would be skipped. A stamp is carried past the latest at most to the
+    // clock plus the lag, so clocks that differ by less than twice the lag skip nothing.
     let _turn = one_cluster_at_a_time().await;
-    let mut world = World::start([None, Some("-10m")]).await;
+    let mut world = World::start([None, Some("-15m")], "10 minutes").await;
     let booking = |day: u32| {
         minimal_booking("lot-1", &format!("2026-10-{day:02}T10:00:00"), &format!("2026-10-{:02}T10:00:00", day + 1))
     };

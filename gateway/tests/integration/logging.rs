@@ -14,7 +14,10 @@ use serde_json::{json, Value};
 
 use crate::common::lots::{full_lot, minimal_lot, ALL_CHANGED};
 use crate::common::supply::{closures, period, range, ALL_RATES_CHANGED};
-use crate::common::{header_map, TestApp, TestResponse};
+use tokio::io::AsyncReadExt as _;
+
+use crate::common::process::{serve, stdout_lines, terminate, until_serving};
+use crate::common::{header_map, test_database_url, Http, TestApp, TestResponse};
 
 /// The keys of a request line (a 5xx adds `cause`).
 const KEYS: [&str; 9] =
@@ -560,6 +563,48 @@ async fn no_line_carries_a_price_or_a_reason() {
         let text = line.to_string();
         for value in prices.iter().copied().chain(["76543.219", "76543.2", reason, external_id, "2026-01-01"]) {
             assert!(!text.contains(value), "{value:?} leaked into {text}");
+        }
+    }
+}
+
+/// `LOG_LEVEL=debug` or `trace` opens every crate's operational lines but the database driver's:
+/// at debug it would write each statement's parameters (the Authorization header, a PUT's body).
+/// The real binary, its standard output and error read whole after a ping and a PUT.
+#[tokio::test]
+async fn at_log_level_debug_or_trace_no_line_carries_a_secret_or_a_body_value() {
+    let app = TestApp::spawn().await;
+    let (_operator, credential) = app.operator_with_credential().await;
+    let name = "Distinctive Harbour 4c1e";
+    for level in ["debug", "trace"] {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let listen = format!("127.0.0.1:{port}");
+        let mut child = serve(&[("DATABASE_URL", test_database_url()), ("LISTEN_ADDR", &listen), ("LOG_LEVEL", level)]);
+        let mut lines = stdout_lines(&mut child);
+        let mut written = until_serving(&mut lines).await;
+        let http = Http::new(listen.parse().unwrap());
+        assert_eq!(http.ping(Some(&credential.bearer())).await.status, 200, "{level}");
+        let lot = json!({"name": name, "timezone": "Europe/Lisbon", "handover": "self", "online_bookable": true});
+        let bearer = credential.bearer();
+        let headers = header_map(&[("authorization", &bearer), ("content-type", "application/json")]);
+        let put = http.request(Method::PUT, &format!("/v1/lots/log-{level}"), headers, lot.to_string()).await;
+        assert_eq!(put.status, 201, "{level}");
+
+        terminate(&child);
+        tokio::time::timeout(std::time::Duration::from_secs(10), async {
+            while let Some(line) = lines.next_line().await.unwrap() {
+                written.push(line);
+            }
+        })
+        .await
+        .expect("the process ends and closes its output");
+        let mut errors = String::new();
+        child.stderr.take().unwrap().read_to_string(&mut errors).await.unwrap();
+        written.push(errors);
+        let written = written.join("\n");
+
+        assert!(written.contains(r#""message":"request""#), "{level}: the request lines are there");
+        for secret in [credential.secret.as_str(), name, "Europe/Lisbon"] {
+            assert!(!written.contains(secret), "{level}: {secret:?} in the log:\n{written}");
         }
     }
 }

@@ -403,3 +403,50 @@ async fn every_answer_but_a_401_gives_the_held_failed_auth_token_back() {
     assert_refused_by(&app.ping(Some(&wrong)).await, "failed_auth");
     assert_refused_by(&ping(&app, &credential).await, "failed_auth");
 }
+
+/// While the database cannot answer (here: the credentials table locked, as during an outage or a
+/// failover), requests with a victim's key id and a wrong secret answer 503: they must not spend
+/// the victim's buckets, which the database never verified them against; each still spends its
+/// source's. (A database of its own: the lock holds every authentication.)
+#[tokio::test]
+async fn a_wrong_secret_answered_503_spends_the_sources_tokens_and_none_of_the_keys() {
+    let secret = "the edge's shared secret";
+    let database = crate::common::create_database(true).await;
+    let app = TestApp::spawn_on(&database, |settings| {
+        settings
+            .set("RATE_LIMITS", "on")
+            .set("RATE_LIMIT_WRITES_BURST", "5/60s")
+            .set("RATE_LIMIT_ALL_REQUESTS", "6/60s")
+            .set("EDGE_SECRET", secret)
+            .set("EDGE_PEERS", "127.0.0.0/8")
+            .set("DATABASE_TIMEOUT_MS", 200);
+    })
+    .await;
+    let (_operator, victim) = app.operator_with_credential().await;
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs();
+    let put_from = |source: &str, authorization: String| {
+        let mut headers = json_headers(&victim);
+        headers.insert("authorization", authorization.parse().unwrap());
+        headers.insert("x-forwarded-client", edge_forward(secret, source, now).parse().unwrap());
+        let body = json!({"name": "Limited", "timezone": "Europe/London", "handover": "self", "online_bookable": true});
+        app.request(Method::PUT, "/v1/lots/held", headers, body.to_string())
+    };
+
+    let mut locker = crate::common::connect(&database).await;
+    let lock = locker.transaction().await.unwrap();
+    lock.batch_execute("LOCK TABLE app.api_credentials IN ACCESS EXCLUSIVE MODE").await.unwrap();
+    for source in ["203.0.113.1", "203.0.113.2", "203.0.113.3"] {
+        for _ in 0..6 {
+            put_from(source, wrong_secret(&victim)).await.assert_error(503, "try_again", None);
+        }
+    }
+    assert_refused_by(&put_from("203.0.113.1", wrong_secret(&victim)).await, "all_requests");
+    lock.rollback().await.unwrap();
+
+    // The victim, from an address of its own: its five burst tokens are all there.
+    for made in 0..5 {
+        let status = put_from("198.51.100.7", victim.bearer()).await.status;
+        assert_eq!(status, if made == 0 { 201 } else { 200 }, "write {made} of the victim");
+    }
+    assert_refused_by(&put_from("198.51.100.7", victim.bearer()).await, "writes_burst");
+}

@@ -3,50 +3,25 @@
 //! stops the start with a message naming the setting. Run as a process of its own: the policy is set
 //! on the process's first thread, before any other.
 
-use std::process::Stdio;
 use std::time::Duration;
 
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
-use tokio::process::{Child, Command};
+use tokio::io::AsyncReadExt;
+use tokio::process::Child;
 use tokio::time::timeout;
+
+use crate::common::process::{self, stdout_lines, until_serving};
 
 /// Linux's number for `SCHED_BATCH` (`sched.h`).
 const SCHED_BATCH: u32 = 3;
 
-/// `ingest serve` on 127.0.0.1:0 with `CPU_SCHEDULING` as given; the database is never reached
-/// (connections are made on the first request).
+/// `ingest serve` with `CPU_SCHEDULING` as given (none: unset).
 fn serve(policy: Option<&str>) -> Child {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_ingest"));
-    command
-        .arg("serve")
-        .env_remove("CPU_SCHEDULING")
-        .env("DATABASE_URL", "postgres://nobody@127.0.0.1:1/none")
-        .env("LISTEN_ADDR", "127.0.0.1:0")
-        .env("ADMIN_LISTEN_ADDR", "")
-        .env("WEBHOOK_WORKER", "off")
-        .env("LOG_LEVEL", "info")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    if let Some(policy) = policy {
-        command.env("CPU_SCHEDULING", policy);
-    }
-    command.spawn().expect("starting ingest serve")
+    process::serve(&policy.map(|policy| ("CPU_SCHEDULING", policy)).into_iter().collect::<Vec<_>>())
 }
 
 /// Waits for the "serving" line: by then the runtime's workers and the log writer exist.
 async fn serving(child: &mut Child) {
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let found = timeout(Duration::from_secs(10), async {
-        while let Some(line) = lines.next_line().await.unwrap() {
-            if line.contains(r#""message":"serving""#) {
-                return;
-            }
-        }
-        panic!("ingest serve ended before serving");
-    })
-    .await;
-    assert!(found.is_ok(), "no serving line within 10 s");
+    until_serving(&mut stdout_lines(child)).await;
 }
 
 /// The scheduling policy of each of the process's threads.

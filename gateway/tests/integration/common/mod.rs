@@ -32,6 +32,7 @@ pub mod bookings;
 pub mod feed_stress;
 pub mod lots;
 pub mod patroni;
+pub mod process;
 pub mod supply;
 pub mod webhooks;
 

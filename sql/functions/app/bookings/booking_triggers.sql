@@ -11,20 +11,45 @@
 -- out, and they would be skipped (docs/design.md, "The bookings feed's guarantee"). The latest
 -- stamp is one step down the feed's index. (Under REPEATABLE READ a writer sees its snapshot's
 -- latest stamp, not one committed since: the platform writes bookings under READ COMMITTED.)
+--
+-- Carried at most to the clock plus `bookings_watermark_lag`: a stamp far ahead (a clock stepped
+-- back, a node resumed with a wrong clock) would otherwise carry every later change of the operator
+-- past the watermark until the clock caught up, and a feed page full of them would stall the feed.
+-- A cursor never points past its server's clock less the lag, so a capped stamp still lands after
+-- every cursor while the servers' clocks differ by less than twice the lag. Each capped stamp is
+-- counted (app.booking_stamps_capped, the metric ingest_booking_stamps_capped) and logged as a
+-- WARNING: either a stamp is ahead of the clock, or this server's clock is behind the one that
+-- wrote it (docs/operating.md, troubleshooting).
 CREATE OR REPLACE FUNCTION app.booking_stamp_change()
 RETURNS trigger
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+    v_clock timestamptz;
+    v_after_latest timestamptz;
+    v_cap timestamptz;
 BEGIN
     PERFORM app.booking_writer_lock(NEW.operator_id);
-    NEW.changed_at := greatest(
-        clock_timestamp(),
-        (SELECT b.changed_at + interval '1 microsecond'
-           FROM app.bookings AS b
-          WHERE b.operator_id = NEW.operator_id
-          ORDER BY b.changed_at DESC
-          LIMIT 1));
+    v_clock := clock_timestamp();
+    v_after_latest := (SELECT b.changed_at + interval '1 microsecond'
+                         FROM app.bookings AS b
+                        WHERE b.operator_id = NEW.operator_id
+                        ORDER BY b.changed_at DESC
+                        LIMIT 1);
+    IF v_after_latest > v_clock THEN
+        v_cap := v_clock + (SELECT s.value::interval FROM app.settings AS s WHERE s.name = 'bookings_watermark_lag');
+        IF v_after_latest > v_cap THEN
+            PERFORM nextval('app.booking_stamps_capped');
+            RAISE WARNING 'booking stamp capped: operator %''s latest stamp is % ahead of the clock',
+                NEW.operator_id, v_after_latest - v_clock
+                USING HINT = 'a clock stepped back, or this server''s clock is behind the one that wrote it';
+            v_after_latest := v_cap;
+        END IF;
+        NEW.changed_at := v_after_latest;
+    ELSE
+        NEW.changed_at := v_clock;
+    END IF;
     RETURN NEW;
 END
 $$;
