@@ -10,7 +10,8 @@
 //!    (a wrong secret never spends the real key's) and spends the held failed-authentication token;
 //!    a 5xx gives back the credential's tokens too (the database could not say whether the secret
 //!    was right: during an outage, anyone who knows a key id could otherwise empty its buckets) and
-//!    keeps the source's.
+//!    keeps the source's; so does a request abandoned before its database call (499: its client
+//!    gone).
 //!
 //! The held failed-authentication token is a [`Held`]: only a 401 spends it, and it is given back
 //! when dropped, so every other end of the request gives it back without a line of its own — any
@@ -123,7 +124,7 @@ impl<'a> Admission<'a> {
         // which gives it back.
         let failed_auth = self.failed_auth_held.take();
         // The credential's tokens are spent only on an answer that verified it.
-        if status == StatusCode::UNAUTHORIZED || status.is_server_error() {
+        if verified_no_credential(status) {
             limiter.give_back(now, &mut self.credential_held);
         }
         if status == StatusCode::UNAUTHORIZED {
@@ -171,6 +172,13 @@ impl<'a> Admission<'a> {
         self.refused = Some(refusal);
         error
     }
+}
+
+/// Whether an answer verified no credential: a 401 (a wrong secret never spends the real key's
+/// tokens), a 5xx (the database could not say), or the 499 of a request given up before its
+/// database call (its client gone).
+fn verified_no_credential(status: StatusCode) -> bool {
+    status == StatusCode::UNAUTHORIZED || status.is_server_error() || status.as_u16() == 499
 }
 
 /// `RateLimit-Policy: "reads";q=120;w=60` and `RateLimit: "reads";r=119;t=1`.
@@ -293,9 +301,9 @@ mod tests {
     }
 
     #[test]
-    fn a_5xx_gives_back_the_credentials_tokens_and_keeps_the_sources() {
+    fn a_5xx_or_an_abandoned_request_gives_back_the_credentials_tokens_and_keeps_the_sources() {
         let limiter = limiter(20);
-        for status in [500, 503] {
+        for status in [500, 503, 499] {
             let mut admission = admitted(&limiter);
             admission.credential(Cost::Write).unwrap();
             let mut headers = HeaderMap::new();
@@ -305,7 +313,7 @@ mod tests {
             assert_eq!(remaining(&limiter, BucketKind::FailedAuth), 20, "{status}: the held token given back");
             assert_eq!(headers["ratelimit-policy"], "\"writes_burst\";q=60;w=60", "{status}");
         }
-        assert_eq!(remaining(&limiter, BucketKind::AllRequests), 238, "the source's tokens were kept");
+        assert_eq!(remaining(&limiter, BucketKind::AllRequests), 237, "the source's tokens were kept");
         // Any other answer verified the credential: its tokens stay spent.
         for (status, burst) in [(200, 59), (422, 58), (409, 57)] {
             let mut admission = admitted(&limiter);

@@ -20,6 +20,7 @@ use tokio::time::{timeout, Instant};
 use tokio_postgres::types::{FromSql, ToSql, Type};
 
 use crate::backoff::{jitter, Admission, ConnectBackoff};
+use crate::client_watch::ClientWatch;
 use crate::config::{Config, ReadSettings};
 use crate::db_tls::DatabaseLink;
 use crate::errors::ApiError;
@@ -141,11 +142,21 @@ impl Database {
         self.metrics.pool(status.max_size, status.size, in_use, status.waiting);
     }
 
-    /// Runs `sql`, a statement answering one row `(status integer, body text)`; counted by outcome.
-    pub async fn call(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Answer, ApiError> {
+    /// Runs `sql`, a statement answering one row `(status integer, body text)`, for a request whose
+    /// client is `client`; counted by outcome. Should the client go while the call waits for a
+    /// connection, the call is abandoned before it starts ([`ApiError::client_abort`], not counted);
+    /// once the statement is sent, it runs to its end.
+    pub async fn call(
+        &self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+        client: &ClientWatch,
+    ) -> Result<Answer, ApiError> {
         let started = Instant::now();
-        let outcome = self.call_once(sql, params, started).await;
-        self.metrics.call(CallOutcome::of(outcome.as_ref().err()), started.elapsed());
+        let outcome = self.call_once(sql, params, started, client).await;
+        if !outcome.as_ref().is_err_and(ApiError::is_client_abort) {
+            self.metrics.call(CallOutcome::of(outcome.as_ref().err()), started.elapsed());
+        }
         outcome
     }
 
@@ -153,16 +164,32 @@ impl Database {
     /// feed's publication): not counted among the calls of requests (its wait for a connection is,
     /// in the pool's wait histogram: the wait is the pool's, whoever waits).
     pub async fn call_for_upkeep(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Answer, ApiError> {
-        self.call_once(sql, params, Instant::now()).await
+        self.call_once(sql, params, Instant::now(), &ClientWatch::none()).await
     }
 
-    async fn call_once(&self, sql: &str, params: &[&(dyn ToSql + Sync)], started: Instant) -> Result<Answer, ApiError> {
+    async fn call_once(
+        &self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+        started: Instant,
+        client: &ClientWatch,
+    ) -> Result<Answer, ApiError> {
         let admission = self.backoff.admit(std::time::Instant::now(), self.deadline);
         if admission == Admission::BackOff {
             return Err(ApiError::database_unavailable("database unreachable: backing off"));
         }
-        let waited = timeout(self.deadline, self.pool.get()).await;
+        let waited = tokio::select! {
+            biased;
+            () = client.gone() => None,
+            waited = timeout(self.deadline, self.pool.get()) => Some(waited),
+        };
         self.metrics.waited(started.elapsed());
+        let Some(waited) = waited else {
+            if admission == Admission::Probe {
+                self.backoff.probe_ended();
+            }
+            return Err(ApiError::client_abort("the client went away before its database call"));
+        };
         let client = match waited {
             Ok(Ok(client)) => {
                 self.backoff.succeeded();

@@ -5,13 +5,17 @@
 //! answer gets a fresh `X-Request-Id`; every request writes one log line, and every write a second
 //! one.
 //!
-//! A request runs to its end whatever its client does ([`handle_to_the_end`]): hyper drops a
-//! request's future when the connection closes under it, so each request is a task of its own, and
-//! the connection only waits for its answer. Its database call, the settlement of its rate-limit
-//! buckets on the real outcome (a 401 gives the key's tokens back and spends the source's
-//! failed-authentication token; a success spends the key's), its log line and its metrics all
-//! happen; a request whose client had gone is logged and counted with status 499 ("client closed
-//! request"), the answer it would have had in the line's `outcome`.
+//! Once its database call has begun, a request runs to its end whatever its client does
+//! ([`handle_to_the_end`]): hyper drops a request's future when the connection closes under it, so
+//! each request is a task of its own, and the connection only waits for its answer. Its database
+//! call, the settlement of its rate-limit buckets on the real outcome (a 401 gives the key's tokens
+//! back and spends the source's failed-authentication token; a success spends the key's), its log
+//! line and its metrics all happen; a request whose client had gone is logged and counted with
+//! status 499 ("client closed request"), the answer it would have had in the line's `outcome`.
+//! Before that, while it waits for its turn among the requests under way or for a pooled
+//! connection, a request whose client goes is given up ([`ClientWatch`]): logged 499 with a
+//! `cause` and no `outcome`, its credential's tokens given back; clients that vanish so hold no
+//! more of the bound than the pool's connections.
 
 use std::future::Future;
 use std::net::IpAddr;
@@ -28,6 +32,7 @@ use http::{Method, Request, Response, StatusCode};
 
 use crate::admission::{Admission, Cost};
 use crate::body;
+use crate::client_watch::ClientWatch;
 use crate::config::Config;
 use crate::credential::presented_key_id;
 use crate::db::{Answer, Database};
@@ -65,9 +70,10 @@ pub struct AppState {
     stopping: AtomicBool,
     /// Every request's task, those whose client has gone included: shutdown waits for them.
     requests: TaskTracker,
-    /// One permit per request under way, those whose client has gone included: at most
-    /// `MAX_CONNECTIONS`, so clients that vanish cannot leave more work behind them than open
-    /// connections could have (a request past it waits for one to end).
+    /// One permit per request under way, those whose client went after their database call began
+    /// included: at most `MAX_CONNECTIONS`, so clients that vanish cannot leave more work behind
+    /// them than open connections could have (a request past it waits for one to end, or for its
+    /// client to go).
     in_flight: Arc<Semaphore>,
     /// The API listener's connections: one permit each (at most `MAX_CONNECTIONS`), and how many
     /// are open (`crate::listener`).
@@ -123,6 +129,15 @@ impl AppState {
         let in_flight = self.config.max_connections.saturating_sub(self.in_flight.available_permits());
         self.metrics.http.load(self.open_connections.load(Ordering::Relaxed), in_flight);
         self.metrics.render()
+    }
+
+    /// The source a request from `peer` counts against: the peer, or the client the edge signed for
+    /// (`crate::source`), checked against the clock now.
+    pub fn source_of(&self, headers: &http::HeaderMap, peer: IpAddr) -> IpAddr {
+        let now_unix = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |elapsed| elapsed.as_secs());
+        let forwarded = headers.get_all(FORWARDED_CLIENT).iter().map(HeaderValue::as_bytes);
+        let config = &self.config;
+        source_address(peer, forwarded, config.edge_secret.as_deref(), &config.edge_peers, now_unix)
     }
 
     /// A shutdown was asked for: `/readyz` answers 503 from now on, while requests are still taken
@@ -182,44 +197,21 @@ pub fn answer_or_drop(response: Response<Body>) -> Result<Response<Body>, Client
     }
 }
 
-/// Whether a request's client is still waiting for the answer: it has gone once the connection
-/// dropped the request's future.
-#[derive(Clone, Default)]
-pub struct Client(Arc<AtomicBool>);
-
-impl Client {
-    pub fn has_gone(&self) -> bool {
-        self.0.load(Ordering::Relaxed)
-    }
-}
-
-/// Marks the client gone when the future awaiting the answer is dropped unfinished. (Dropped after
-/// the answer came, it marks a request that has already written its line: nothing reads it then.)
-struct GoneWhenDropped(Client);
-
-impl Drop for GoneWhenDropped {
-    fn drop(&mut self) {
-        self.0 .0.store(true, Ordering::Relaxed);
-    }
-}
-
 /// [`handle_guarded`] as a task of its own, so that it runs to its end even when the connection
-/// drops this future (its client closed mid-request): see the module's documentation.
+/// drops this future (its client closed mid-request): see the module's documentation. The source
+/// the request counts against is read here, as its head arrives, before any wait: a signed forward
+/// is checked against the moment the edge signed it.
 pub async fn handle_to_the_end<B>(state: Arc<AppState>, request: Request<B>, peer: IpAddr) -> Response<Body>
 where
     B: http_body::Body<Data = Bytes> + Send + 'static,
     B::Error: std::error::Error + Send + Sync + 'static,
 {
-    let client = Client::default();
-    let _gone_when_dropped = GoneWhenDropped(client.clone());
-    let in_flight = state.in_flight.clone().acquire_owned().await.expect("the semaphore is never closed");
+    let client = ClientWatch::default();
+    let _gone_when_dropped = client.gone_when_dropped();
+    let source = state.source_of(request.headers(), peer);
     let log = state.log.clone();
     let requests = state.requests.clone();
-    let task = requests.spawn(async move {
-        let response = handle_guarded(state, request, peer, client).await;
-        drop(in_flight);
-        response
-    });
+    let task = requests.spawn(handle_guarded(state, request, source, client));
     match task.await {
         Ok(response) => response,
         // (handle_guarded answers a panic itself; this is one outside it)
@@ -234,8 +226,8 @@ where
 pub async fn handle_guarded<B>(
     state: Arc<AppState>,
     request: Request<B>,
-    peer: IpAddr,
-    client: Client,
+    source: IpAddr,
+    client: ClientWatch,
 ) -> Response<Body>
 where
     B: http_body::Body<Data = Bytes>,
@@ -244,7 +236,7 @@ where
     let log = state.log.clone();
     let (started, method, counted) = (Instant::now(), request.method().clone(), state.clone());
     let panicked = move || counted.metrics.http.request(Some(metrics::UNKNOWN), &method, 500, started.elapsed());
-    answer_even_if_it_panics(&log, handle(state, request, peer, client), panicked).await
+    answer_even_if_it_panics(&log, handle(state, request, source, client), panicked).await
 }
 
 /// Runs `handling`; if it panics, answers 500 `internal_error` with a fresh `X-Request-Id`, writes
@@ -280,8 +272,8 @@ fn panic_answer(log: &LogSink) -> Response<Body> {
     response
 }
 
-/// One request from `peer` (the connection's address).
-pub async fn handle<B>(state: Arc<AppState>, request: Request<B>, peer: IpAddr, client: Client) -> Response<Body>
+/// One request, counted against `source` ([`AppState::source_of`]).
+pub async fn handle<B>(state: Arc<AppState>, request: Request<B>, source: IpAddr, client: ClientWatch) -> Response<Body>
 where
     B: http_body::Body<Data = Bytes>,
     B::Error: std::error::Error + Send + Sync + 'static,
@@ -292,21 +284,27 @@ where
     let matched = routes::match_path(&state.config.base_path, parts.uri.path());
     let publication = state.published.at(parts.uri.path());
     let route = matched.as_ref().map(|m| m.route.template()).or(publication.map(Publication::route));
-    let now_unix = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |elapsed| elapsed.as_secs());
-    let forwarded = parts.headers.get_all(FORWARDED_CLIENT).iter().map(HeaderValue::as_bytes);
-    let config = &state.config;
-    let source = source_address(peer, forwarded, config.edge_secret.as_deref(), &config.edge_peers, now_unix);
     // The key id the request presents: its credential's rate-limit buckets, and its log line.
     let key_id = presented_key_id(handlers::authorization(&parts));
     let mut admission = Admission::new(state.limiter.as_ref(), source, key_id);
 
     let mut body_read = false;
-    let outcome = match admission.request() {
-        Ok(()) => match publication {
-            Some(publication) => state.published.answer(publication, &parts),
-            None => answer(&state, &mut admission, matched, &parts, body, &mut body_read).await,
+    // Its turn among the requests under way (`MAX_CONNECTIONS`), held to its end; a request whose
+    // client leaves while it waits is abandoned.
+    let in_flight = tokio::select! {
+        biased;
+        () = client.gone() => None,
+        permit = state.in_flight.clone().acquire_owned() => Some(permit.expect("the semaphore is never closed")),
+    };
+    let outcome = match &in_flight {
+        None => Err(ApiError::client_abort("the client went away while the request waited for its turn")),
+        Some(_) => match admission.request() {
+            Ok(()) => match publication {
+                Some(publication) => state.published.answer(publication, &parts),
+                None => answer(&state, &mut admission, matched, &parts, body, &mut body_read, &client).await,
+            },
+            Err(refusal) => Err(refusal),
         },
-        Err(refusal) => Err(refusal),
     };
     let (mut response, cause, answer_body) = match outcome {
         Ok((response, answer_body)) => (response, None, answer_body),
@@ -358,6 +356,7 @@ async fn answer<B>(
     parts: &Parts,
     body: B,
     body_read: &mut bool,
+    client: &ClientWatch,
 ) -> Result<(Response<Body>, Option<Bytes>), ApiError>
 where
     B: http_body::Body<Data = Bytes>,
@@ -395,8 +394,8 @@ where
     let authorization = handlers::authorization(parts);
     let values = handlers::values(&operation.call, authorization, external_id.as_deref(), &query, text.as_deref());
     let answer = match (&state.standby, &operation.standby) {
-        (Some(standby), Some(call)) => standby.page(&state.db, call, &operation.call, &values).await?,
-        _ => handlers::call(&state.db, &operation.call, &values).await?,
+        (Some(standby), Some(call)) => standby.page(&state.db, call, &operation.call, &values, client).await?,
+        _ => handlers::call(&state.db, &operation.call, &values, client).await?,
     };
     let report = writes.then(|| answer.body.clone());
     Ok((from_answer(answer), report))

@@ -6,6 +6,7 @@ use http::header::AUTHORIZATION;
 use http::request::Parts;
 
 use crate::calls::{Arg, Call, Values};
+use crate::client_watch::ClientWatch;
 use crate::db::{Answer, Database};
 use crate::errors::ApiError;
 use crate::json_syntax;
@@ -46,7 +47,8 @@ pub fn values<'a>(
     }
 }
 
-/// Runs `call` with `values`.
-pub async fn call(db: &Database, call: &Call, values: &Values<'_>) -> Result<Answer, ApiError> {
-    db.call(routes::statement(call), &call.bind(values)).await
+/// Runs `call` with `values` for a request whose client is `client` (abandoned if it goes before
+/// the call starts).
+pub async fn call(db: &Database, call: &Call, values: &Values<'_>, client: &ClientWatch) -> Result<Answer, ApiError> {
+    db.call(routes::statement(call), &call.bind(values), client).await
 }

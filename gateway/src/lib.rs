@@ -14,6 +14,7 @@
 //!   deadlines, graceful shutdown).
 //! - [`admin`]: the admin listener: `/livez`, `/readyz`, `/metrics`, apart from the API.
 //! - [`readiness`]: whether to be sent traffic: the database answers, the schema is not behind.
+//! - [`client_watch`]: whether a request's client is still waiting for its answer.
 //! - [`dispatch`]: one request from bytes to answer: request id, routing, 404/405/OPTIONS, query
 //!   syntax, the route handler, the log line.
 //! - [`routes`]: the route table: every route's verbs, scope, bucket, query rules, body and call;
@@ -53,6 +54,7 @@ pub mod allocator;
 pub mod backoff;
 pub mod body;
 pub mod calls;
+pub mod client_watch;
 pub mod config;
 pub mod credential;
 pub mod db;

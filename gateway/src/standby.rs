@@ -19,6 +19,7 @@ use std::time::Duration;
 use tokio_postgres::types::ToSql;
 
 use crate::calls::{Call, Values};
+use crate::client_watch::ClientWatch;
 use crate::config::Config;
 use crate::db::{Answer, Database};
 use crate::errors::ApiError;
@@ -74,9 +75,10 @@ impl Standby {
         call: &StandbyCall,
         primary_call: &Call,
         values: &Values<'_>,
+        client: &ClientWatch,
     ) -> Result<Answer, ApiError> {
         // The primary's refusals are the client's answer (the uniform 401, a 503 when it is down).
-        let assertion = handlers::call(primary, &call.assertion, values).await?;
+        let assertion = handlers::call(primary, &call.assertion, values, client).await?;
         let assertion = std::str::from_utf8(&assertion.body).unwrap_or_default();
         let page = Values {
             assertion: Some(assertion),
@@ -85,7 +87,7 @@ impl Standby {
             max_lag_ms: self.max_lag_ms,
             ..Values::default()
         };
-        match handlers::call(&self.db, &call.page, &page).await {
+        match handlers::call(&self.db, &call.page, &page, client).await {
             Ok(answer) => {
                 self.metrics.served();
                 Ok(answer)
@@ -95,7 +97,7 @@ impl Standby {
                 let reason = fallback_reason(&error);
                 tracing::debug!(?reason, cause = error.cause.as_deref().unwrap_or(""), "feed read from the primary");
                 self.metrics.fell_back(reason);
-                handlers::call(primary, primary_call, values).await
+                handlers::call(primary, primary_call, values, client).await
             }
         }
     }

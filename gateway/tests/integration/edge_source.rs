@@ -95,6 +95,59 @@ async fn with_edge_secret_and_no_edge_peers_a_signed_header_is_ignored() {
     }
 }
 
+/// The signed header is checked as the request's head arrives, not after its wait for a turn
+/// among the requests under way: a request that waited longer than the signature's 10 s still
+/// counts against the client the edge signed for, not against the edge. The bound
+/// (`MAX_CONNECTIONS`, 2 here) is held by two requests held in the database whose clients have
+/// gone. (A database of its own: its credentials table is locked meanwhile.)
+#[tokio::test]
+async fn a_signed_source_is_checked_as_the_head_arrives_however_long_the_request_then_waits() {
+    let database = crate::common::create_database(true).await;
+    let app = TestApp::spawn_on(&database, |settings| {
+        settings
+            .set("RATE_LIMITS", "on")
+            .set("RATE_LIMIT_ALL_REQUESTS", "1/3600s")
+            .set("EDGE_SECRET", SECRET)
+            .set("EDGE_PEERS", "127.0.0.0/8")
+            .set("MAX_CONNECTIONS", 2)
+            .set("DATABASE_POOL_SIZE", 2)
+            .set("DATABASE_TIMEOUT_MS", 30_000);
+    })
+    .await;
+    let (_operator, credential) = app.operator_with_credential().await;
+    let locker = app.superuser().await;
+    locker.batch_execute("BEGIN; LOCK TABLE app.api_credentials IN ACCESS EXCLUSIVE MODE").await.unwrap();
+    let mut holders = Vec::new();
+    for holder in ["203.0.113.1", "203.0.113.2"] {
+        let mut stream = tokio::net::TcpStream::connect(app.addr).await.unwrap();
+        let head = format!(
+            "GET /v1/ping HTTP/1.1\r\nHost: gateway\r\nAuthorization: {}\r\nX-Forwarded-Client: {}\r\n\r\n",
+            credential.bearer(),
+            signed(holder, now())
+        );
+        tokio::io::AsyncWriteExt::write_all(&mut stream, head.as_bytes()).await.unwrap();
+        holders.push(stream);
+    }
+    let locker_pid = crate::common::backend_pid(&locker).await;
+    crate::common::wait_for_sessions_blocked_by(&app.database_url, locker_pid, 2).await;
+    drop(holders);
+    app.metric_reaches("ingest_http_connections", 0.0).await;
+
+    // Signed now; its turn comes only once the holders end, after the signature's 10 s.
+    let waiting = tokio::spawn({
+        let http = app.http();
+        let header = signed("203.0.113.5", now());
+        async move { http.get("/v1/nowhere", &[("x-forwarded-client", &header)]).await.status.as_u16() }
+    });
+    tokio::time::sleep(Duration::from_secs(11)).await;
+    assert!(!waiting.is_finished(), "the request waits for its turn");
+    locker.batch_execute("COMMIT").await.unwrap();
+    assert_eq!(waiting.await.unwrap(), 404);
+
+    assert_eq!(nowhere(&app, &[&signed("203.0.113.5", now())]).await, 429, "it was counted as 203.0.113.5");
+    assert_eq!(nowhere(&app, &[]).await, 404, "not as the edge (127.0.0.1), which has its request left");
+}
+
 /// The lines `serve` writes up to and including its "serving" line.
 async fn start_lines(child: &mut Child) -> Vec<String> {
     until_serving(&mut stdout_lines(child)).await

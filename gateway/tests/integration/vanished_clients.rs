@@ -12,7 +12,7 @@
 //! - Each such request writes its one log line, status 499 with the answer it had in `outcome`, and
 //!   is counted in the metrics under 499.
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use tokio::io::AsyncWriteExt as _;
 use tokio::net::TcpStream;
@@ -139,6 +139,76 @@ async fn right_secrets_whose_clients_vanish_still_spend_the_keys_reads() {
     assert!(
         read.header("ratelimit").is_some_and(|v| v.starts_with("\"reads\";r=114;")),
         "five vanished reads and this one were spent: {:?}",
+        read.header("ratelimit")
+    );
+    app.shutdown().await;
+}
+
+/// The bound on requests under way (`MAX_CONNECTIONS`, 40 here) filled by two sources (20 each, as
+/// many as their failed-authentication buckets let them have in flight) whose clients all close at
+/// once: the two requests that reached the database (a pool of two) run to their end, while the 38
+/// still waiting for a connection are given up at once (status 499, no outcome, their key's tokens
+/// given back), so a third source is answered at once, not after the pool's deadline. (A database of
+/// its own: its credentials table is locked throughout.)
+#[tokio::test]
+async fn requests_whose_clients_vanish_before_their_database_call_are_given_up_and_free_the_bound() {
+    let database = crate::common::create_database(true).await;
+    let app = TestApp::spawn_on(&database, |settings| {
+        settings
+            .set("RATE_LIMITS", "on")
+            .set("RATE_LIMIT_READS", "60/3600s")
+            .set("EDGE_SECRET", EDGE_SECRET)
+            .set("EDGE_PEERS", "127.0.0.0/8")
+            .set("MAX_CONNECTIONS", 40)
+            .set("DATABASE_POOL_SIZE", 2)
+            .set("DATABASE_TIMEOUT_MS", 20_000);
+    })
+    .await;
+    let (_operator, credential) = app.operator_with_credential().await;
+    let docs = || app.get("/docs", &[]);
+    assert_eq!(docs().await.status, 200, "the page, made at its first request");
+
+    let locker = app.superuser().await;
+    locker.batch_execute("BEGIN; LOCK TABLE app.api_credentials IN ACCESS EXCLUSIVE MODE").await.unwrap();
+    let mut connections = Vec::new();
+    for source in ["203.0.113.1", "203.0.113.2"] {
+        for _ in 0..20 {
+            let mut stream = TcpStream::connect(app.addr).await.unwrap();
+            let head = format!(
+                "GET /v1/lots HTTP/1.1\r\nHost: gateway\r\nAuthorization: {}\r\nX-Forwarded-Client: {}\r\n\r\n",
+                credential.bearer(),
+                forwarded(source)
+            );
+            stream.write_all(head.as_bytes()).await.unwrap();
+            connections.push(stream);
+        }
+    }
+    wait_for_sessions_blocked_by(&app.database_url, backend_pid(&locker).await, 2).await;
+    app.metric_reaches("ingest_http_requests_in_flight", 40.0).await;
+    drop(connections);
+
+    let started = Instant::now();
+    let third = app.get("/docs", &[("x-forwarded-client", &forwarded("203.0.113.3"))]).await;
+    let waited = started.elapsed();
+    assert_eq!(third.status, 200);
+    assert!(waited < Duration::from_secs(5), "the third source waited {waited:?}, as long as the pool's deadline");
+    app.metric_reaches("ingest_http_requests_in_flight", 2.0).await;
+    let given_up = lines_of_lots(&app);
+    assert_eq!(given_up.len(), 38, "{given_up:?}");
+    for line in &given_up {
+        assert_eq!((line["status"].as_u64(), line.get("outcome")), (Some(499), None), "{line}");
+        assert_eq!(line["cause"], "the client went away before its database call", "{line}");
+    }
+
+    // The two that reached the database run to their end, and spend their reads.
+    locker.batch_execute("COMMIT").await.unwrap();
+    app.metric_reaches("ingest_http_requests_in_flight", 0.0).await;
+    let finished = lines_of_lots(&app);
+    assert_eq!(finished.iter().filter(|line| line["outcome"] == 200).count(), 2, "{finished:?}");
+    let read = lots(&app, "198.51.100.7", &credential).await;
+    assert!(
+        read.header("ratelimit").is_some_and(|v| v.starts_with("\"reads\";r=57;")),
+        "the two that ran and this one spent reads, the 38 given up none: {:?}",
         read.header("ratelimit")
     );
     app.shutdown().await;
