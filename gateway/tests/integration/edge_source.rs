@@ -14,7 +14,7 @@ use tokio::process::Child;
 use tokio::time::timeout;
 
 use crate::common::process::{serve, stdout_lines, until_serving};
-use crate::common::{edge_forward, TestApp};
+use crate::common::{edge_forward, raw_get, TestApp};
 
 const SECRET: &str = "the edge's shared secret";
 
@@ -102,13 +102,10 @@ async fn with_edge_secret_and_no_edge_peers_a_signed_header_is_ignored() {
 /// gone. (A database of its own: its credentials table is locked meanwhile.)
 #[tokio::test]
 async fn a_signed_source_is_checked_as_the_head_arrives_however_long_the_request_then_waits() {
-    let database = crate::common::create_database(true).await;
-    let app = TestApp::spawn_on(&database, |settings| {
+    let app = TestApp::spawn_alone(|settings| {
         settings
-            .set("RATE_LIMITS", "on")
+            .limited_behind_edge(SECRET)
             .set("RATE_LIMIT_ALL_REQUESTS", "1/3600s")
-            .set("EDGE_SECRET", SECRET)
-            .set("EDGE_PEERS", "127.0.0.0/8")
             .set("MAX_CONNECTIONS", 2)
             .set("DATABASE_POOL_SIZE", 2)
             .set("DATABASE_TIMEOUT_MS", 30_000);
@@ -119,14 +116,7 @@ async fn a_signed_source_is_checked_as_the_head_arrives_however_long_the_request
     locker.batch_execute("BEGIN; LOCK TABLE app.api_credentials IN ACCESS EXCLUSIVE MODE").await.unwrap();
     let mut holders = Vec::new();
     for holder in ["203.0.113.1", "203.0.113.2"] {
-        let mut stream = tokio::net::TcpStream::connect(app.addr).await.unwrap();
-        let head = format!(
-            "GET /v1/ping HTTP/1.1\r\nHost: gateway\r\nAuthorization: {}\r\nX-Forwarded-Client: {}\r\n\r\n",
-            credential.bearer(),
-            signed(holder, now())
-        );
-        tokio::io::AsyncWriteExt::write_all(&mut stream, head.as_bytes()).await.unwrap();
-        holders.push(stream);
+        holders.push(raw_get(app.addr, "/v1/ping", &credential.bearer(), &signed(holder, now())).await);
     }
     let locker_pid = crate::common::backend_pid(&locker).await;
     crate::common::wait_for_sessions_blocked_by(&app.database_url, locker_pid, 2).await;

@@ -411,14 +411,11 @@ async fn every_answer_but_a_401_gives_the_held_failed_auth_token_back() {
 #[tokio::test]
 async fn a_wrong_secret_answered_503_spends_the_sources_tokens_and_none_of_the_keys() {
     let secret = "the edge's shared secret";
-    let database = crate::common::create_database(true).await;
-    let app = TestApp::spawn_on(&database, |settings| {
+    let app = TestApp::spawn_alone(|settings| {
         settings
-            .set("RATE_LIMITS", "on")
+            .limited_behind_edge(secret)
             .set("RATE_LIMIT_WRITES_BURST", "5/60s")
             .set("RATE_LIMIT_ALL_REQUESTS", "6/60s")
-            .set("EDGE_SECRET", secret)
-            .set("EDGE_PEERS", "127.0.0.0/8")
             .set("DATABASE_TIMEOUT_MS", 200);
     })
     .await;
@@ -432,7 +429,7 @@ async fn a_wrong_secret_answered_503_spends_the_sources_tokens_and_none_of_the_k
         app.request(Method::PUT, "/v1/lots/held", headers, body.to_string())
     };
 
-    let mut locker = crate::common::connect(&database).await;
+    let mut locker = crate::common::connect(&app.database_url).await;
     let lock = locker.transaction().await.unwrap();
     lock.batch_execute("LOCK TABLE app.api_credentials IN ACCESS EXCLUSIVE MODE").await.unwrap();
     for source in ["203.0.113.1", "203.0.113.2", "203.0.113.3"] {

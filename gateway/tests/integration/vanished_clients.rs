@@ -14,10 +14,9 @@
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use tokio::io::AsyncWriteExt as _;
-use tokio::net::TcpStream;
-
-use crate::common::{backend_pid, edge_forward, wait_for_sessions_blocked_by, Credential, TestApp, TestResponse};
+use crate::common::{
+    backend_pid, edge_forward, raw_get, wait_for_sessions_blocked_by, Credential, TestApp, TestResponse,
+};
 
 const EDGE_SECRET: &str = "the edge's shared secret";
 
@@ -25,11 +24,9 @@ const EDGE_SECRET: &str = "the edge's shared secret";
 async fn gateway() -> TestApp {
     TestApp::spawn_with(|settings| {
         settings
-            .set("RATE_LIMITS", "on")
+            .limited_behind_edge(EDGE_SECRET)
             .set("RATE_LIMIT_FAILED_AUTH", "5/3600s")
             .set("RATE_LIMIT_READS", "120/3600s")
-            .set("EDGE_SECRET", EDGE_SECRET)
-            .set("EDGE_PEERS", "127.0.0.0/8")
             .set("DATABASE_POOL_SIZE", 32)
             // (the requests wait in the database while the test closes their clients: no deadline
             // of the call may end them first on a loaded machine)
@@ -53,13 +50,7 @@ async fn requests_whose_clients_vanish(app: &TestApp, requests: &[(String, Strin
     locker.batch_execute("BEGIN; LOCK TABLE app.api_credentials IN ACCESS EXCLUSIVE MODE").await.unwrap();
     let mut connections = Vec::new();
     for (source, authorization) in requests {
-        let mut stream = TcpStream::connect(app.addr).await.unwrap();
-        let head = format!(
-            "GET /v1/lots HTTP/1.1\r\nHost: gateway\r\nAuthorization: {authorization}\r\nX-Forwarded-Client: {}\r\n\r\n",
-            forwarded(source)
-        );
-        stream.write_all(head.as_bytes()).await.unwrap();
-        connections.push(stream);
+        connections.push(raw_get(app.addr, "/v1/lots", authorization, &forwarded(source)).await);
     }
     let count = i64::try_from(requests.len()).unwrap();
     wait_for_sessions_blocked_by(&app.database_url, backend_pid(&locker).await, count).await;
@@ -152,13 +143,10 @@ async fn right_secrets_whose_clients_vanish_still_spend_the_keys_reads() {
 /// its own: its credentials table is locked throughout.)
 #[tokio::test]
 async fn requests_whose_clients_vanish_before_their_database_call_are_given_up_and_free_the_bound() {
-    let database = crate::common::create_database(true).await;
-    let app = TestApp::spawn_on(&database, |settings| {
+    let app = TestApp::spawn_alone(|settings| {
         settings
-            .set("RATE_LIMITS", "on")
+            .limited_behind_edge(EDGE_SECRET)
             .set("RATE_LIMIT_READS", "60/3600s")
-            .set("EDGE_SECRET", EDGE_SECRET)
-            .set("EDGE_PEERS", "127.0.0.0/8")
             .set("MAX_CONNECTIONS", 40)
             .set("DATABASE_POOL_SIZE", 2)
             .set("DATABASE_TIMEOUT_MS", 20_000);
@@ -173,14 +161,7 @@ async fn requests_whose_clients_vanish_before_their_database_call_are_given_up_a
     let mut connections = Vec::new();
     for source in ["203.0.113.1", "203.0.113.2"] {
         for _ in 0..20 {
-            let mut stream = TcpStream::connect(app.addr).await.unwrap();
-            let head = format!(
-                "GET /v1/lots HTTP/1.1\r\nHost: gateway\r\nAuthorization: {}\r\nX-Forwarded-Client: {}\r\n\r\n",
-                credential.bearer(),
-                forwarded(source)
-            );
-            stream.write_all(head.as_bytes()).await.unwrap();
-            connections.push(stream);
+            connections.push(raw_get(app.addr, "/v1/lots", &credential.bearer(), &forwarded(source)).await);
         }
     }
     wait_for_sessions_blocked_by(&app.database_url, backend_pid(&locker).await, 2).await;

@@ -277,6 +277,12 @@ impl Settings {
         self.0.insert(name.to_string(), value.to_string());
         self
     }
+
+    /// Rate limits on, behind an edge on the loopback range that signs with `secret`: each request
+    /// names its own source with [`edge_forward`].
+    pub fn limited_behind_edge(&mut self, secret: &str) -> &mut Self {
+        self.set("RATE_LIMITS", "on").set("EDGE_SECRET", secret).set("EDGE_PEERS", "127.0.0.0/8")
+    }
 }
 
 pub struct TestApp {
@@ -302,6 +308,12 @@ impl TestApp {
     pub async fn spawn_with(tweak: impl FnOnce(&mut Settings)) -> TestApp {
         let url = test_database_url().to_string();
         Self::spawn_on(&url, tweak).await
+    }
+
+    /// As [`TestApp::spawn_with`], against a fresh migrated database of its own: for a test that
+    /// locks a table every request reads, or changes a setting of the whole database.
+    pub async fn spawn_alone(tweak: impl FnOnce(&mut Settings)) -> TestApp {
+        Self::spawn_on(&create_database(true).await, tweak).await
     }
 
     /// The gateway against the database at `database_url` (a superuser URL: the pool switches to
@@ -735,6 +747,19 @@ impl Http {
             .await
             .unwrap_or_else(|_| panic!("no answer to {path} within {REQUEST_DEADLINE:?}"))
     }
+}
+
+/// `GET <path>` with `authorization` and `X-Forwarded-Client: <forwarded>`, its head sent on a
+/// connection of its own, which is left open and unread: the request goes on while the test holds
+/// the connection, or drops it (the client vanishes).
+pub async fn raw_get(addr: SocketAddr, path: &str, authorization: &str, forwarded: &str) -> tokio::net::TcpStream {
+    use tokio::io::AsyncWriteExt as _;
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let head = format!(
+        "GET {path} HTTP/1.1\r\nHost: gateway\r\nAuthorization: {authorization}\r\nX-Forwarded-Client: {forwarded}\r\n\r\n"
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream
 }
 
 /// Reads one HTTP/1.1 answer with a Content-Length body (none: empty) off a raw connection, within
