@@ -325,7 +325,8 @@ async fn a_migration_behind_a_long_transaction_gives_up_naming_the_lock_while_re
              DELETE FROM app.settings WHERE name = 'webhook_hint_retention'; \
              DROP TABLE app.booking_writers_published; \
              DELETE FROM app.server_secrets WHERE name = 'read_assertion_key'; \
-             ALTER TABLE app.deployed_rules DROP COLUMN schema_version",
+             ALTER TABLE app.deployed_rules DROP COLUMN schema_version; \
+             DROP SEQUENCE app.booking_stamps_capped",
         )
         .await
         .unwrap();
