@@ -19,7 +19,7 @@ CLUSTER := sql/dev/cluster.sh
 LISTEN_ADDR ?= 127.0.0.1:8080
 BASE_PATH ?= /v1
 
-.PHONY: help deps db build run test lint test-sql test-rust test-openapi test-contract test-docs-page test-examples fuzz bench bench-capacity \
+.PHONY: help deps db build run test lint test-sql test-rust test-openapi test-contract test-docs-page test-examples test-deploy image fuzz bench bench-capacity \
         openapi-document openapi-python-client
 
 help:
@@ -50,7 +50,7 @@ run: db build
 test: deps
 	@$(CLUSTER) start
 	cargo build --locked --bin ingest
-	$(MAKE) --no-print-directory lint test-sql test-rust test-openapi test-contract test-docs-page test-examples
+	$(MAKE) --no-print-directory lint test-sql test-rust test-openapi test-contract test-docs-page test-examples test-deploy
 
 # The code's layout is rustfmt's (rustfmt.toml), and clippy finds nothing, tests included.
 lint:
@@ -111,6 +111,20 @@ $(EXAMPLES_VENV)/.installed: gateway/examples/requirements.txt
 	python3 -m venv $(EXAMPLES_VENV)
 	$(EXAMPLES_VENV)/bin/pip install -q -r gateway/examples/requirements.txt
 	touch $@
+
+# The OCI image of `ingest` (deploy/image/build.sh: podman from a root filesystem made here, no
+# registry): localhost/ingest:<version> and :latest, its id and size printed.
+image:
+	deploy/image/build.sh
+
+# The deployment as production runs it (gateway/tests/integration/deploy.rs): the image, made from
+# the debug build make test has already made, migrates the tests' database; two containers of it
+# serve behind HAProxy (deploy/haproxy/haproxy.cfg), rolled twice and one killed under load.
+test-deploy:
+	deploy/install.sh haproxy
+	IMAGE_PROFILE=debug deploy/image/build.sh
+	TEST_DATABASE_URL="$$($(CLUSTER) url postgres)" PG_BIN=/usr/lib/postgresql/15/bin \
+	    cargo test --locked --test integration deploy:: -- --ignored --nocapture
 
 # The parser property tests with many more cases than make test runs.
 fuzz:

@@ -13,7 +13,9 @@
 //!   edge), [`parsers_fuzz`] (proptest; `make fuzz` runs many more cases).
 //! - Scaling out: [`standby`] (the feed from a real streaming standby: no skip, revocation,
 //!   outage and lag), [`two_instances`] (two gateways and their workers on one database); high
-//!   availability: [`failover`] (the leader of a Patroni cluster killed under load).
+//!   availability: [`failover`] (the leader of a Patroni cluster killed under load); the
+//!   deployment as production runs it: [`deploy`] (the image's containers behind HAProxy, rolled
+//!   and killed under load; ignored unless the image is built: `make test-deploy`).
 //! - The database's side: [`migrate`], [`server_log_secrets`]; webhook delivery: [`webhooks`], and
 //!   the operators' receiver example run against it: [`webhook_receiver_example`] (ignored unless
 //!   Python is set up: `make test-examples`).
@@ -32,6 +34,7 @@ mod bookings_feed;
 mod bookings_feed_cursor;
 mod database_outage;
 mod database_tls;
+mod deploy;
 mod documentation;
 mod edge_source;
 mod error_codes;

@@ -35,8 +35,9 @@ use gateway::webhooks::worker::{Worker, WorkerWiring};
 
 use super::{Operator, TestApp};
 
-/// The names the receiver's certificate holds.
-pub const RECEIVER_NAMES: [&str; 2] = ["hooks.example.test", "second.example.test"];
+/// The names the test server certificate holds: the receiver's, and the edge's of the deployment
+/// test (`deploy.rs`), which serves the same certificate.
+pub const RECEIVER_NAMES: [&str; 3] = ["hooks.example.test", "second.example.test", "edge.example.test"];
 
 /// A certificate authority of the test, and the receiver's certificate it signed.
 pub struct TestAuthority {
@@ -108,6 +109,12 @@ pub struct Receiver {
 
 impl Receiver {
     pub async fn start(authority: &TestAuthority) -> Receiver {
+        Self::start_on(authority, "127.0.0.1:0").await
+    }
+
+    /// As [`Receiver::start`], listening on `addr` (a worker outside this process sends to port 443
+    /// only).
+    pub async fn start_on(authority: &TestAuthority, addr: &str) -> Receiver {
         let config = rustls::ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
             .with_safe_default_protocol_versions()
             .unwrap()
@@ -118,7 +125,7 @@ impl Receiver {
             )
             .unwrap();
         let acceptor = TlsAcceptor::from(Arc::new(config));
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let listener = TcpListener::bind(addr).await.unwrap_or_else(|e| panic!("the receiver on {addr}: {e}"));
         let addr = listener.local_addr().unwrap();
         let received = Arc::new(Mutex::new(Vec::new()));
         let kept = received.clone();
