@@ -122,7 +122,7 @@ image:
 # serve behind HAProxy (deploy/haproxy/haproxy.cfg), rolled twice and one killed under load.
 test-deploy:
 	deploy/install.sh haproxy
-	IMAGE_PROFILE=debug deploy/image/build.sh
+	IMAGE_PROFILE=debug IMAGE_CHECK_REPRODUCIBLE=1 deploy/image/build.sh
 	TEST_DATABASE_URL="$$($(CLUSTER) url postgres)" PG_BIN=/usr/lib/postgresql/15/bin \
 	    cargo test --locked --test integration deploy:: -- --ignored --nocapture
 

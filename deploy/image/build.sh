@@ -53,6 +53,10 @@ tree() {
     printf 'hosts: files dns\n' >"$dir/etc/nsswitch.conf"
     chmod 1777 "$dir/tmp"
     find "$dir" -exec touch -h -d @0 {} +
+    # Nothing else: no secret, no file of the build machine's but these.
+    local unexpected
+    unexpected=$(cd "$dir" && find . -type f | grep -Ev '^\./(usr/local/bin/ingest|(usr/)?lib(64)?/[^ ]+\.so[.0-9]*|etc/(passwd|group|nsswitch\.conf|ssl/certs/ca-certificates\.crt))$' || true)
+    [ -z "$unexpected" ] || { echo "image: unexpected files in the tree: $unexpected" >&2; exit 1; }
 }
 
 # build <tag>: the image from a fresh tree; prints its image id.

@@ -108,8 +108,14 @@ pub fn describe(url: &str) -> String {
         })
         .collect();
     let ports: Vec<String> = config.get_ports().iter().map(ToString::to_string).collect();
+    // (libpq's spelling, as the URL takes it: what a multi-host URL needs to find the primary)
+    let target_session_attrs = match config.get_target_session_attrs() {
+        tokio_postgres::config::TargetSessionAttrs::ReadWrite => "read-write",
+        tokio_postgres::config::TargetSessionAttrs::ReadOnly => "read-only",
+        _ => "any",
+    };
     format!(
-        "host={} port={} dbname={} user={} sslmode={:?} password={}",
+        "host={} port={} dbname={} user={} sslmode={:?} target_session_attrs={target_session_attrs} password={}",
         hosts.join(","),
         ports.join(","),
         config.get_dbname().unwrap_or(""),
@@ -531,7 +537,15 @@ mod tests {
     #[test]
     fn a_connection_is_described_without_its_password_in_either_form() {
         let url = describe("postgres://gw:hunter2@db.internal:5433/ingest?sslmode=require");
-        assert_eq!(url, "host=db.internal port=5433 dbname=ingest user=gw sslmode=Require password=(set)");
+        assert_eq!(
+            url,
+            "host=db.internal port=5433 dbname=ingest user=gw sslmode=Require target_session_attrs=any password=(set)"
+        );
+        let failover = describe("postgres://gw@db1,db2/ingest?target_session_attrs=read-write");
+        assert!(
+            failover.starts_with("host=db1,db2 port=5432,5432 ")
+                && failover.contains(" target_session_attrs=read-write ")
+        );
         let pairs = describe("host=db user=worker password='s3 cret' dbname=ingest");
         assert!(!pairs.contains("s3") && pairs.ends_with("password=(set)"), "{pairs}");
         assert_eq!(describe("nonsense ==="), "(set; not a connection string this binary reads)");

@@ -411,6 +411,31 @@ async fn platform(load: Arc<Load>, fixtures: Arc<TestApp>, operators: Vec<Operat
     recorded
 }
 
+/// `config`, `openapi` and `webhooks` from the same image, as `migrate` and `serve` are: the
+/// settings in force (no secret), the document, and a worker that starts and stops on SIGTERM.
+fn the_images_other_commands_run(database: &str) {
+    let url = format!("DATABASE_URL={database}");
+    let config = podman(&["run", "--rm", "--network", "host", "--read-only", "--env", &url, IMAGE, "config"]);
+    assert!(
+        config.contains("DATABASE_URL=host=127.0.0.1 ") && config.contains(" target_session_attrs=any "),
+        "{config}"
+    );
+    let document: serde_json::Value =
+        serde_json::from_str(&podman(&["run", "--rm", "--read-only", IMAGE, "openapi"])).expect("the document");
+    assert_eq!(document["openapi"], "3.1.0");
+    let name = format!("ingest-deploy-webhooks-{}", &uuid::Uuid::new_v4().simple().to_string()[..8]);
+    podman(&["run", "--detach", "--name", &name, "--network", "host", "--read-only", "--env", &url, IMAGE, "webhooks"]);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !podman(&["logs", &name]).contains("delivering webhook hints") {
+        assert!(Instant::now() < deadline, "the worker did not start: {}", podman(&["logs", &name]));
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    podman(&["stop", "--time", "20", &name]);
+    let exit = podman(&["inspect", "--format", "{{.State.ExitCode}}", &name]);
+    podman(&["rm", &name]);
+    assert_eq!(exit.trim(), "0", "the worker stopped cleanly on SIGTERM");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 #[ignore = "needs the image, podman and HAProxy: make test-deploy"]
 async fn behind_haproxy_two_rolling_upgrades_and_a_killed_container_lose_nothing() {
@@ -432,6 +457,7 @@ async fn behind_haproxy_two_rolling_upgrades_and_a_killed_container_lose_nothing
         .execute("UPDATE app.settings SET value = '0 seconds' WHERE name = 'bookings_watermark_lag'", &[])
         .await
         .unwrap();
+    the_images_other_commands_run(&database);
     // Fixtures through the documented functions (a gateway of the test's, never loaded).
     let fixtures = Arc::new(TestApp::spawn_on(&database, |_| {}).await);
     let authority = TestAuthority::new();
