@@ -39,6 +39,8 @@ use crate::common::webhooks::{Receiver, TestAuthority};
 use crate::common::{create_database, edge_forward, read_raw_answer, Credential, Operator, TestApp};
 
 const IMAGE: &str = "localhost/ingest:latest";
+/// The public path prefix: HAProxy passes paths unchanged, and the gateways serve under it.
+const BASE_PATH: &str = "/parking/v1";
 const EDGE_SECRET: &str = "the deployment test's edge secret";
 /// The name the edge's certificate holds (the test authority's server certificate).
 const EDGE_NAME: &str = "edge.example.test";
@@ -165,6 +167,7 @@ impl Deployment {
             format!("DATABASE_URL={}", self.database),
             format!("LISTEN_ADDR=127.0.0.1:{api}"),
             format!("ADMIN_LISTEN_ADDR=127.0.0.1:{admin}"),
+            format!("BASE_PATH={BASE_PATH}"),
             format!("EDGE_SECRET={EDGE_SECRET}"),
             "EDGE_PEERS=127.0.0.0/8".to_string(),
             format!("SHUTDOWN_DRAIN_SECONDS={DRAIN_SECONDS}"),
@@ -334,7 +337,8 @@ async fn writer(load: Arc<Load>, mut client: EdgeClient, credential: Credential)
     while !load.stop.load(Ordering::Relaxed) {
         sent += 1;
         let body = json!({"name": format!("w-{sent}"), "timezone": "Europe/Lisbon", "handover": "self", "online_bookable": true});
-        let exchange = client.send(Method::PUT, "/v1/lots/written", &headers, &body.to_string()).await;
+        let exchange =
+            client.send(Method::PUT, &format!("{BASE_PATH}/lots/written"), &headers, &body.to_string()).await;
         load.count("PUT /lots/written", &exchange);
         if exchange.as_ref().is_ok_and(|(status, _)| status.is_success()) {
             acknowledged = sent;
@@ -377,8 +381,8 @@ async fn pull(
     held: &mut BTreeMap<String, ()>,
 ) -> Exchange {
     let path = match cursor {
-        Some(since) => format!("/v1/bookings?limit=50&since={since}"),
-        None => "/v1/bookings?limit=50".to_string(),
+        Some(since) => format!("{BASE_PATH}/bookings?limit=50&since={since}"),
+        None => format!("{BASE_PATH}/bookings?limit=50"),
     };
     let exchange = client.send(Method::GET, &path, &[("authorization", bearer)], "").await;
     if let Ok((StatusCode::OK, body)) = &exchange {
@@ -579,7 +583,8 @@ async fn behind_haproxy_two_rolling_upgrades_and_a_killed_container_lose_nothing
             if forge {
                 headers.push(("x-forwarded-client", forged.as_str()));
             }
-            let (status, _) = client.send(Method::GET, "/v1/ping", &headers, "").await.expect("an answer");
+            let (status, _) =
+                client.send(Method::GET, &format!("{BASE_PATH}/ping"), &headers, "").await.expect("an answer");
             *statuses.entry(status.as_u16()).or_default() += 1;
         }
         let failed = statuses.get(&401).copied().unwrap_or(0);
@@ -587,6 +592,9 @@ async fn behind_haproxy_two_rolling_upgrades_and_a_killed_container_lose_nothing
         assert!(statuses.get(&429).copied().unwrap_or(0) >= 8, "{address} (forging: {forge}): {statuses:?}");
     }
     let mut other = EdgeClient::new("127.0.2.3", edge, &authority);
-    let (status, _) = other.send(Method::GET, "/v1/ping", &[("authorization", &victim.bearer())], "").await.unwrap();
+    let (status, _) = other
+        .send(Method::GET, &format!("{BASE_PATH}/ping"), &[("authorization", &victim.bearer())], "")
+        .await
+        .unwrap();
     assert_eq!(status, StatusCode::OK, "another client's address has its own budget");
 }
