@@ -19,7 +19,7 @@ CLUSTER := sql/dev/cluster.sh
 LISTEN_ADDR ?= 127.0.0.1:8080
 BASE_PATH ?= /v1
 
-.PHONY: help deps db build run test lint test-sql test-rust test-openapi test-contract test-docs-page test-examples test-deploy image fuzz bench bench-capacity \
+.PHONY: help deps db build run demo-booking test lint test-sql test-rust test-openapi test-contract test-docs-page test-examples test-deploy image fuzz bench bench-capacity \
         openapi-document openapi-python-client
 
 help:
@@ -46,8 +46,15 @@ build:
 run: db build
 	@LISTEN_ADDR="$(LISTEN_ADDR)" BASE_PATH="$(BASE_PATH)" exec sql/dev/run.sh
 
+# A booking for make run's demo operator, as the platform records one (sql/dev/demo_booking.sql), on
+# LOT (default: its first lot).
+LOT ?=
+demo-booking:
+	@psql "$${DATABASE_URL:-$$($(CLUSTER) url)}" -qX -v lot="$(LOT)" -f sql/dev/demo_booking.sql
+
 # Always the local cluster: tests create and drop databases of their own.
 test: deps
+	@$(CLUSTER) install tests
 	@$(CLUSTER) start
 	cargo build --locked --bin ingest
 	$(MAKE) --no-print-directory lint test-sql test-rust test-openapi test-contract test-docs-page test-examples test-deploy

@@ -3,6 +3,7 @@
 #
 #   sql/dev/cluster.sh install   install missing Debian packages (PostgreSQL 15, pgTAP, pg_prove, plpgsql_check,
 #                                locales) and the en_US.UTF-8 locale (the tests' second database uses it)
+#   sql/dev/cluster.sh install tests   the same, and the failover tests' (patroni, etcd-server, faketime)
 #   sql/dev/cluster.sh start     install, create the cluster if missing, start it if not running (and
 #                                restart it if it runs without the allocator settings below)
 #   sql/dev/cluster.sh stop      stop it
@@ -29,9 +30,9 @@ port="${PG_PORT:-15432}"
 standby_dir="$pg_dir/standby"
 standby_port="${PG_STANDBY_PORT:-15433}"   # below the ephemeral range too
 bin="/usr/lib/postgresql/15/bin"
-# (patroni, etcd-server and faketime: the failover tests' high-availability cluster)
-packages=(postgresql-15 postgresql-15-pgtap postgresql-15-plpgsql-check libtap-parser-sourcehandler-pgtap-perl locales
-          patroni etcd-server faketime)
+packages=(postgresql-15 postgresql-15-pgtap postgresql-15-plpgsql-check libtap-parser-sourcehandler-pgtap-perl locales)
+# The failover tests' high-availability cluster: make test's alone.
+test_packages=(patroni etcd-server faketime)
 
 as_owner() {
     if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
@@ -64,6 +65,7 @@ mark_started() {
 }
 
 install() {
+    [ "${1:-}" = tests ] && packages+=("${test_packages[@]}")
     install_packages
     # A non-C locale for the body-validation tests' second database (pgtap/run.sh).
     if ! locale -a 2>/dev/null | grep -qix 'en_US.utf-\?8'; then
@@ -191,7 +193,7 @@ standby_stop() {
 }
 
 case "${1:-}" in
-    install) install ;;
+    install) install "${2:-}" ;;
     start) start ;;
     stop) stop ;;
     restart) restart ;;

@@ -19,6 +19,11 @@ SELECT coalesce(
 \gset
 SELECT platform.member_set(:'operator_id', :'demo_user', 'owner');
 
+-- A local demo's own platform domains (a deployment sets its real ones: docs/operating.md), so the
+-- webhook worker does not warn about them; a value already set is kept.
+UPDATE app.settings SET value = 'platform.invalid'
+ WHERE name = 'webhook_platform_domains' AND value = '';
+
 BEGIN;
 SET LOCAL ROLE authenticated;
 SELECT set_config('request.jwt.claims', json_build_object('sub', :'demo_user', 'role', 'authenticated')::text, true),
@@ -35,7 +40,10 @@ COMMIT;
 \echo
 \echo '  Authorization: Bearer' :bearer
 \echo
-\echo 'Try it:'
+\echo 'Paste into a second shell, then try it:'
 \echo
-\echo '  curl -i -H "Authorization: Bearer ':bearer'" ':base_url'/ping'
+\echo '  export BASE=':base_url' TOKEN=':bearer' OPERATOR=':operator_id
+\echo '  curl -i -H "Authorization: Bearer $TOKEN" $BASE/ping'
+\echo
+\echo 'Once you have PUT a lot, make demo-booking records a booking on it (docs/integrating.md).'
 \echo

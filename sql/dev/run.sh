@@ -20,6 +20,12 @@ worker_url="${DATABASE_URL:-$("$cluster" url ingest webhook_worker)}"
 
 DATABASE_URL="$url" LOG_LEVEL=warn "$bin" migrate
 psql "$url" -qX -v base_url="http://$listen$base_path" -f "$root/sql/dev/demo.sql"
-echo "Serving on http://$listen$base_path; health and metrics on http://${ADMIN_LISTEN_ADDR:-127.0.0.1:8081} (Ctrl-C stops)"
-DATABASE_URL="$serve_url" WEBHOOK_DATABASE_URL="$worker_url" LISTEN_ADDR="$listen" BASE_PATH="$base_path" \
-    exec "$bin" serve
+admin="${ADMIN_LISTEN_ADDR:-127.0.0.1:8081}"
+echo "Serving (Ctrl-C stops):"
+echo "  API         http://$listen$base_path   (reference: http://$listen${base_path%/v1}/docs)"
+echo "  admin       http://$admin   (/livez, /readyz, /metrics)"
+[ -n "${DATABASE_URL:-}" ] || echo "  PostgreSQL  $("$cluster" url)   (psql \"\$(sql/dev/cluster.sh url)\")"
+echo "Other ports: LISTEN_ADDR=127.0.0.1:9080 ADMIN_LISTEN_ADDR=127.0.0.1:9081 PG_PORT=25432 make run"
+echo
+DATABASE_URL="$serve_url" WEBHOOK_DATABASE_URL="$worker_url" LISTEN_ADDR="$listen" ADMIN_LISTEN_ADDR="$admin" \
+    BASE_PATH="$base_path" exec "$bin" serve
