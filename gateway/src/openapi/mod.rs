@@ -86,7 +86,6 @@ pub fn document(base_path: &str) -> Value {
             { "name": "Rates", "description": "Each lot's marketplace price envelope." },
             { "name": "Blocked periods", "description": "Each lot's closure list." },
             { "name": "Bookings", "description": "The operator's bookings of every channel, pulled through a cursor." },
-            { "name": "Webhooks", "description": "Signed hints telling the operator when to pull." },
         ],
         "paths": paths,
         "webhooks": { "booking.changed": webhook() },
@@ -112,7 +111,8 @@ no body or query string carries an operator id.\n\n\
 and treat an unknown code as its HTTP status (the codes are listed in `ErrorCode`). `field` names a body member \
 by its path in your request (`cancellation.penalty_percent_after`, `blocked_periods[0].ends_on`) or a query \
 parameter by its name. A path that is not a route answers 404 `not_found`; 404 is never an answer about a \
-resource. Every answer carries `X-Request-Id`. In any body, a string holding `\\u0000` or a lone \
+resource. Every path also answers `OPTIONS` with 204 and `Allow` (no credential), left out of this document \
+so that clients are not generated for it. Every answer carries `X-Request-Id`. In any body, a string holding `\\u0000` or a lone \
 surrogate, a key given twice in one object, and a number written with an exponent beyond ±20 (`1e21`) are \
 `invalid_body` naming the member, whatever the field's own form allows.\n\n\
 **Dry runs**: `?dry_run=true` on the three PUT routes runs the write against real data and rolls it back. There \
@@ -203,7 +203,7 @@ fn response_headers(status: &str) -> Value {
         "401" => {
             headers.insert("WWW-Authenticate".into(), header("WWW-Authenticate"));
         }
-        "405" | "204" => {
+        "405" => {
             headers.insert("Allow".into(), header("Allow"));
         }
         "409" | "429" | "503" => {
@@ -268,10 +268,6 @@ fn shared_responses() -> Value {
     for (name, status, description, code) in SHARED {
         responses.insert((*name).into(), error_response(status, description, &[code]));
     }
-    responses.insert(
-        "Options".into(),
-        json!({ "description": "The path's verbs, in `Allow`; no body.", "headers": response_headers("204") }),
-    );
     Value::Object(responses)
 }
 
@@ -299,48 +295,7 @@ fn path_item(spec: &RouteSpec) -> Value {
     for operation in spec.operations {
         item.insert(operation.method.as_str().to_lowercase(), operation_object(operation));
     }
-    let verbs: Vec<&str> = spec.operations.iter().map(|o| o.method.as_str()).collect();
-    let allow = format!("{}, OPTIONS", verbs.join(", "));
-    let mut options = json!({
-        "operationId": options_operation_id(spec.template),
-        "tags": [spec.operations[0].tag],
-        "summary": "The path's verbs",
-        "description": format!("Answers 204 with `Allow: {allow}`. No credential."),
-        "security": [],
-        "responses": { "204": shared("Options"), "429": shared("RateLimited") },
-    });
-    if spec.template.contains("{external_id}") {
-        // Any id: the verbs are the path's, whatever the id (an operation's parameter replaces the path's).
-        options["parameters"] = json!([{
-            "name": "external_id",
-            "in": "path",
-            "required": true,
-            "description": "Any id: the answer does not depend on it.",
-            "schema": { "type": "string" },
-        }]);
-    }
-    item.insert("options".into(), options);
     Value::Object(item)
-}
-
-/// `optionsLotBlockedPeriods` for `/lots/{external_id}/blocked-periods`: the path's words, a
-/// collection named before an id in the singular.
-fn options_operation_id(template: &str) -> String {
-    let segments: Vec<&str> = template.split('/').filter(|s| !s.is_empty()).collect();
-    let mut id = String::from("options");
-    for (at, segment) in segments.iter().enumerate() {
-        if segment.starts_with('{') {
-            continue;
-        }
-        let before_an_id = segments.get(at + 1).is_some_and(|next| next.starts_with('{'));
-        let word = if before_an_id { segment.trim_end_matches('s') } else { segment };
-        for part in word.split('-') {
-            let mut chars = part.chars();
-            id.extend(chars.next().map(|c| c.to_ascii_uppercase()));
-            id.push_str(chars.as_str());
-        }
-    }
-    id
 }
 
 fn external_id_parameter() -> Value {
@@ -360,7 +315,8 @@ fn operation_object(operation: &Operation) -> Value {
         .iter()
         .map(|param| {
             let schema = match param.rule {
-                Rule::DryRun => json!({ "type": "string", "enum": ["true"] }),
+                // (a boolean that can only be true: generators give a boolean parameter, sent as `true`)
+                Rule::DryRun => json!({ "type": "boolean", "enum": [true] }),
                 Rule::Limit { default, max } => {
                     json!({ "type": "integer", "minimum": 1, "maximum": max, "default": default })
                 }
@@ -428,7 +384,6 @@ fn webhook() -> Value {
     json!({
         "post": {
             "operationId": "bookingChanged",
-            "tags": ["Webhooks"],
             "summary": "A booking of yours was created or changed: pull GET /bookings",
             "description": "Sent to the one HTTPS endpoint registered in the console (port 443) when a booking of the operator is created or changes, on any channel. A hint, never a data carrier: pull the feed. Hints for one booking merge while one is undelivered; delivery is at-least-once (de-duplicate on booking_reference), unordered, with no replay: re-pull the cursor. An integration must work with hints switched off. Verify `Service-Signature` before anything else (the scheme of the widely used payment provider's webhooks, so its libraries' verifiers work): compare in constant time, reject a `t` older than about 300 seconds, accept if any `v1` matches; a delivery that fails verification is answered 401 and nothing else is done. Any 2xx within 5 seconds delivers it; the answer's body is never read and redirects are not followed. A failed attempt is tried again after 1 minute, 5 minutes, 30 minutes and 2 hours; after the fifth the hint is dead.",
             "security": [],
@@ -496,11 +451,8 @@ mod tests {
         let mut operation_ids = vec![document["webhooks"]["booking.changed"]["post"]["operationId"].clone()];
         for spec in ROUTES {
             let item = &paths[spec.template];
-            let verbs: Vec<String> =
-                item.as_object().unwrap().keys().filter(|k| *k != "parameters" && *k != "options").cloned().collect();
-            assert_eq!(verbs.len(), spec.operations.len(), "{}", spec.template);
-            assert_eq!(item["options"]["responses"]["204"]["$ref"], "#/components/responses/Options");
-            operation_ids.push(item["options"]["operationId"].clone());
+            let verbs: Vec<String> = item.as_object().unwrap().keys().filter(|k| *k != "parameters").cloned().collect();
+            assert_eq!(verbs.len(), spec.operations.len(), "{}: OPTIONS is answered, not listed", spec.template);
             for operation in spec.operations {
                 let object = &item[operation.method.as_str().to_lowercase()];
                 operation_ids.push(object["operationId"].clone());
@@ -542,20 +494,11 @@ mod tests {
     }
 
     #[test]
-    fn options_operations_are_named_by_their_path() {
-        assert_eq!(options_operation_id("/ping"), "optionsPing");
-        assert_eq!(options_operation_id("/lots"), "optionsLots");
-        assert_eq!(options_operation_id("/lots/{external_id}"), "optionsLot");
-        assert_eq!(options_operation_id("/lots/{external_id}/blocked-periods"), "optionsLotBlockedPeriods");
-    }
-
-    #[test]
     fn every_answer_carries_its_request_id_and_the_statuses_their_own_headers() {
         let document = document("/v1");
         let responses = &document["components"]["responses"];
         assert!(responses["Unauthorized"]["headers"]["WWW-Authenticate"].is_object());
         assert!(responses["MethodNotAllowed"]["headers"]["Allow"].is_object());
-        assert!(responses["Options"]["headers"]["Allow"].is_object());
         for name in ["RateLimited", "TryAgain"] {
             assert!(responses[name]["headers"]["Retry-After"].is_object(), "{name}");
         }

@@ -115,7 +115,7 @@ impl Forms {
                 "items": { "type": "string", "enum": field.list("choices") },
             }),
             "arrival" => arrival(),
-            "media" => media(true),
+            "media" => media(),
             "money" => money_input(max.expect("money has a most")),
             kind => panic!("app.lot_fields: no form for the kind {kind}"),
         }
@@ -139,7 +139,7 @@ impl Forms {
                 "items": { "type": "string", "enum": field.list("choices") },
             }),
             "arrival" => arrival(),
-            "media" => media(false),
+            "media" => media(),
             "money" => money_output(),
             _ => self.lot_input(field),
         }
@@ -287,16 +287,13 @@ fn arrival() -> Value {
     json!({ "type": "object", "properties": properties, "additionalProperties": true })
 }
 
-/// media: any object whose heroUrl is a string and galleryUrls an array of strings, where present
-/// (null counts as absent when written).
-fn media(write: bool) -> Value {
+/// media: any object whose heroUrl is a string and galleryUrls an array of strings, where present;
+/// either may be null (as absent), and comes back as it was sent, since media is stored as sent.
+fn media() -> Value {
     let hero = json!({ "type": "string", "examples": ["https://photos.example.com/lot-media/op-7/hero.jpg"] });
     let gallery = json!({ "type": "array", "items": { "type": "string" } });
-    let (hero, gallery) = if write {
-        (json!({ "anyOf": [hero, { "type": "null" }] }), json!({ "anyOf": [gallery, { "type": "null" }] }))
-    } else {
-        (hero, gallery)
-    };
+    let (hero, gallery) =
+        (json!({ "anyOf": [hero, { "type": "null" }] }), json!({ "anyOf": [gallery, { "type": "null" }] }));
     json!({
         "type": "object",
         "properties": { "heroUrl": hero, "galleryUrls": gallery },
