@@ -174,9 +174,10 @@ impl<'a> Admission<'a> {
     }
 }
 
-/// Whether an answer verified no credential: a 401 (a wrong secret never spends the real key's
-/// tokens), a 5xx (the database could not say), or the 499 of a request given up before its
-/// database call (its client gone).
+/// Whether an answer leaves the credential's tokens unspent: a 401 (a wrong secret never spends the
+/// real key's tokens); a 5xx, after which the gateway cannot tell whether the database checked the
+/// credential (the price: a request that timed out after its credential was checked spends none
+/// either); the 499 of a request given up before its database call (its client gone).
 fn verified_no_credential(status: StatusCode) -> bool {
     status == StatusCode::UNAUTHORIZED || status.is_server_error() || status.as_u16() == 499
 }

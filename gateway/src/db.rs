@@ -178,23 +178,31 @@ impl Database {
         if admission == Admission::BackOff {
             return Err(ApiError::database_unavailable("database unreachable: backing off"));
         }
+        // The wait for a connection, in a task of its own: a connection being made (its session set
+        // up) is finished and returned to the pool even if this request is given up meanwhile, and
+        // the outcome is told to the backoff either way.
+        let (pool, backoff, deadline) = (self.pool.clone(), self.backoff.clone(), self.deadline);
+        let mut getting = tokio::spawn(async move {
+            let waited = timeout(deadline, pool.get()).await;
+            match &waited {
+                Ok(Ok(_)) => backoff.succeeded(),
+                Ok(Err(error)) if unreachable(error) => backoff.failed(std::time::Instant::now(), jitter()),
+                _ if admission == Admission::Probe => backoff.probe_ended(),
+                _ => {}
+            }
+            waited
+        });
         let waited = tokio::select! {
             biased;
             () = client.gone() => None,
-            waited = timeout(self.deadline, self.pool.get()) => Some(waited),
+            joined = &mut getting => Some(joined.map_err(|_| ApiError::internal("the wait for a connection failed"))?),
         };
         self.metrics.waited(started.elapsed());
         let Some(waited) = waited else {
-            if admission == Admission::Probe {
-                self.backoff.probe_ended();
-            }
             return Err(ApiError::client_abort("the client went away before its database call"));
         };
         let client = match waited {
-            Ok(Ok(client)) => {
-                self.backoff.succeeded();
-                client
-            }
+            Ok(Ok(client)) => client,
             Ok(Err(error)) => {
                 if let PoolError::Backend(cause) = &error {
                     // A connection attempt failed: the request line only says so, this says why
@@ -205,19 +213,9 @@ impl Database {
                         "cannot connect to the database"
                     );
                 }
-                if unreachable(&error) {
-                    self.backoff.failed(std::time::Instant::now(), jitter());
-                } else if admission == Admission::Probe {
-                    self.backoff.probe_ended();
-                }
                 return Err(ApiError::from_pool(&error));
             }
-            Err(_) => {
-                if admission == Admission::Probe {
-                    self.backoff.probe_ended();
-                }
-                return Err(ApiError::database_unavailable("pool wait timed out"));
-            }
+            Err(_) => return Err(ApiError::database_unavailable("pool wait timed out")),
         };
         let remaining = self.deadline.saturating_sub(started.elapsed());
         match timeout(remaining, query(&client, sql, params)).await {

@@ -12,7 +12,7 @@
 -- the operator a day ahead, past the watermark, and a feed page full of them would stall the feed.
 -- The changes after it are stamped at the clock plus the lag, before it in the feed, each counted.
 -- (That they then reach a client following `next` as the clock passes them is the integration test
--- `bookings_feed::a_stamp_a_day_ahead_delays_the_feed_by_the_lag_and_stalls_nothing`.)
+-- `bookings_feed::a_stamp_a_day_ahead_delays_later_changes_by_at_most_twice_the_lag_and_stalls_nothing`.)
 BEGIN;
 SELECT plan(13);
 SET LOCAL client_min_messages = error;  -- (the capped stamps' warnings)

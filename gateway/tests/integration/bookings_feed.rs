@@ -5,8 +5,8 @@
 //! `read_bookings` scope behind the uniform 401, with query errors answered before the credential
 //! is looked at; one operator never sees another's bookings; and what the lag means for a client:
 //! bookings newer than the watermark come, but the cursor is not committed to them, and a token
-//! beyond the watermark is clamped back to it; and a booking stamped a day ahead delays the feed by
-//! the lag and stalls nothing.
+//! beyond the watermark is clamped back to it; and a booking stamped a day ahead delays the changes
+//! after it by at most twice the lag and stalls nothing.
 //!
 //! Every booking here is newer than the watermark (now − 5 minutes), so every page "reached past
 //! the watermark" and answers has_more false. The cursor's progress, has_more true, and the
@@ -508,7 +508,7 @@ async fn the_feed_runs_under_read_committed_whatever_the_servers_default_isolati
 /// each capped stamp is counted. (A database of its own: the lag is a setting of the whole
 /// database, 1 second here.)
 #[tokio::test]
-async fn a_stamp_a_day_ahead_delays_the_feed_by_the_lag_and_stalls_nothing() {
+async fn a_stamp_a_day_ahead_delays_later_changes_by_at_most_twice_the_lag_and_stalls_nothing() {
     let database = create_database(true).await;
     connect(&database)
         .await

@@ -129,6 +129,24 @@ async fn a_signed_source_is_checked_as_the_head_arrives_however_long_the_request
         let header = signed("203.0.113.5", now());
         async move { http.get("/v1/nowhere", &[("x-forwarded-client", &header)]).await.status.as_u16() }
     });
+    // A request whose client leaves while it waits for its turn is given up at once: logged 499,
+    // with no outcome, while the holders still hold the bound.
+    let leaving = raw_get(app.addr, "/v1/ping", &credential.bearer(), &signed("203.0.113.6", now())).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    drop(leaving);
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    let given_up = loop {
+        let lines = app.logs();
+        if let Some(line) = lines.iter().find(|line| line["message"] == "request" && line["route"] == "/ping") {
+            break line.clone();
+        }
+        assert!(std::time::Instant::now() < deadline, "no line for the request given up: {lines:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(given_up["status"], 499, "{given_up}");
+    assert_eq!(given_up["cause"], "the client went away while the request waited for its turn", "{given_up}");
+    assert!(given_up.get("outcome").is_none(), "{given_up}");
+
     tokio::time::sleep(Duration::from_secs(11)).await;
     assert!(!waiting.is_finished(), "the request waits for its turn");
     locker.batch_execute("COMMIT").await.unwrap();

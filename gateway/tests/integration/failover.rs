@@ -501,12 +501,14 @@ async fn the_primary_killed_under_load_loses_nothing_acknowledged_and_its_old_no
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_promoted_node_whose_clock_is_behind_stamps_every_change_after_every_cursor() {
-    // Node 1's clock is fifteen minutes behind node 0's, more than the watermark lag of ten: a
-    // cursor node 0 hands out (at its clock less the lag) is ahead of node 1's clock, and a change
-    // stamped by node 1's clock would be skipped. A stamp is carried past the latest at most to the
-    // clock plus the lag, so clocks that differ by less than twice the lag skip nothing.
+    // Node 1's clock is 90 s behind node 0's, more than the watermark lag of 60 s: the cursor node
+    // 0 hands out (its clock less the lag) is ahead of node 1's clock, and a change stamped by node
+    // 1's clock would be skipped by a reader that comes back once node 1's watermark has passed that
+    // cursor (before, the cursor is clamped back to node 1's watermark and nothing shows). A stamp
+    // is carried past the operator's latest, at most to the clock plus the lag: clocks that differ
+    // by less than twice the lag skip nothing.
     let _turn = one_cluster_at_a_time().await;
-    let mut world = World::start([None, Some("-15m")], "10 minutes").await;
+    let mut world = World::start([None, Some("-90s")], "60 seconds").await;
     let booking = |day: u32| {
         minimal_booking("lot-1", &format!("2026-10-{day:02}T10:00:00"), &format!("2026-10-{:02}T10:00:00", day + 1))
     };
@@ -523,7 +525,7 @@ async fn a_promoted_node_whose_clock_is_behind_stamps_every_change_after_every_c
     world.cluster.wait_for(|roles| roles[1] == Role::Leader, "node 1 to be promoted").await;
     let db = connect(&world.cluster.url()).await;
     let behind: bool = db
-        .query_one("SELECT now() < (SELECT max(changed_at) FROM app.bookings) - interval '5 minutes'", &[])
+        .query_one("SELECT now() < (SELECT max(changed_at) FROM app.bookings) - interval '60 seconds'", &[])
         .await
         .expect("node 1's clock")
         .get(0);
@@ -548,6 +550,25 @@ async fn a_promoted_node_whose_clock_is_behind_stamps_every_change_after_every_c
     )
     .await
     .expect("a change on the promoted node");
+    // The reader comes back once node 1's clock has passed the moment of its last read on node 0
+    // (a little after the latest stamp node 0 wrote): its cursor is then behind node 1's watermark,
+    // and not clamped.
+    let deadline = std::time::Instant::now() + Duration::from_secs(150);
+    let passed =
+        "SELECT now() > (SELECT max(changed_at) FROM app.bookings WHERE reference = ANY($1)) + interval '2 seconds'";
+    let mut session = None;
+    loop {
+        assert!(std::time::Instant::now() < deadline, "node 1's clock never passed node 0's stamps");
+        if let Some(db) = connected(&mut session, &world.cluster.url()).await {
+            match db.query_one(passed, &[&before]).await {
+                Ok(row) if row.get::<_, bool>(0) => break,
+                Ok(_) => {}
+                // (a session Patroni ended: made again)
+                Err(_) => session = None,
+            }
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
     reader.catch_up().await;
     assert!(reader.bookings.contains_key(&recorded), "the booking recorded on the promoted node reached the reader");
     assert_eq!(

@@ -4,22 +4,22 @@
 -- writer lock comes first, then the clock: see app/bookings/bookings_feed.sql for why this order means no
 -- booking is ever skipped.
 --
--- The stamp never goes back for an operator: the clock, or just after the operator's latest stamp
--- when that is later. Every cursor handed out points at or before a stamp already written, so each
--- change lands after every cursor whatever the clock says: after a failover, a promoted node whose
--- clock is behind the old primary's would otherwise stamp changes before cursors already handed
--- out, and they would be skipped (docs/design.md, "The bookings feed's guarantee"). The latest
--- stamp is one step down the feed's index. (Under REPEATABLE READ a writer sees its snapshot's
--- latest stamp, not one committed since: the platform writes bookings under READ COMMITTED.)
+-- The stamp is the clock, or just after the operator's latest stamp when that is later, but never
+-- past the clock plus `bookings_watermark_lag`. Every cursor handed out points at or before a stamp
+-- already written, and at or before its server's clock less the lag: so each change lands after
+-- every cursor while the servers' clocks differ by less than twice the lag. After a failover, a
+-- promoted node whose clock is behind the old primary's would otherwise stamp changes before
+-- cursors already handed out, and they would be skipped (docs/design.md, "The bookings feed's
+-- guarantee"). The latest stamp is one step down the feed's index. (Under REPEATABLE READ a writer
+-- sees its snapshot's latest stamp, not one committed since: the platform writes bookings under
+-- READ COMMITTED.)
 --
--- Carried at most to the clock plus `bookings_watermark_lag`: a stamp far ahead (a clock stepped
--- back, a node resumed with a wrong clock) would otherwise carry every later change of the operator
--- past the watermark until the clock caught up, and a feed page full of them would stall the feed.
--- A cursor never points past its server's clock less the lag, so a capped stamp still lands after
--- every cursor while the servers' clocks differ by less than twice the lag. Each capped stamp is
--- counted (app.booking_stamps_capped, the metric ingest_booking_stamps_capped) and logged as a
--- WARNING: either a stamp is ahead of the clock, or this server's clock is behind the one that
--- wrote it (docs/operating.md, troubleshooting).
+-- Why the cap: a stamp far ahead (a clock stepped back, a node resumed with a wrong clock) would
+-- otherwise carry every later change of the operator past the watermark until the clock caught up,
+-- and a feed page full of them would stall the feed. A capped stamp lands before the stamp ahead in
+-- the feed. Each is counted (app.booking_stamps_capped, the metric ingest_booking_stamps_capped)
+-- and logged as a WARNING: either a stamp is ahead of the clock, or this server's clock is behind
+-- the one that wrote it (docs/operating.md, troubleshooting). A lag set below zero caps at the clock.
 CREATE OR REPLACE FUNCTION app.booking_stamp_change()
 RETURNS trigger
 LANGUAGE plpgsql
@@ -38,7 +38,8 @@ BEGIN
                         ORDER BY b.changed_at DESC
                         LIMIT 1);
     IF v_after_latest > v_clock THEN
-        v_cap := v_clock + (SELECT s.value::interval FROM app.settings AS s WHERE s.name = 'bookings_watermark_lag');
+        v_cap := v_clock + greatest(interval '0',
+                                    (SELECT s.value::interval FROM app.settings AS s WHERE s.name = 'bookings_watermark_lag'));
         IF v_after_latest > v_cap THEN
             PERFORM nextval('app.booking_stamps_capped');
             RAISE WARNING 'booking stamp capped: operator %''s latest stamp is % ahead of the clock',
