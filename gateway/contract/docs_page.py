@@ -163,6 +163,12 @@ def check(url, expected, screenshot, origin):
         png = browser.page("Page.captureScreenshot", format="png")["data"]
         screenshot.write_bytes(base64.b64decode(png))
         faults = []
+        # A page to read: no Authorize button, no lock that opens its dialog.
+        credential_controls = browser.evaluate(
+            "Array.from(document.querySelectorAll('.authorize, .authorization__btn')).filter(e => e.offsetParent !== null).length"
+        )
+        if credential_controls:
+            faults.append(f"{credential_controls} Authorize button(s) or lock(s) shown")
         missing = [op for op in expected if not any(id.endswith("-" + op) for id in shown)]
         if missing:
             faults.append(f"operations not on the page: {missing} (ids seen: {shown[:20]})")

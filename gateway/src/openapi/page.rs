@@ -17,6 +17,11 @@ use sha2::{Digest, Sha256};
 const BUNDLE: &str = include_str!("../../vendor/swagger-ui/swagger-ui-bundle.js");
 const STYLE: &str = include_str!("../../vendor/swagger-ui/swagger-ui.css");
 
+/// A page to read: no credential is ever typed into it, so Swagger UI's Authorize button and the
+/// lock of each operation (which opens the same dialog) are not shown.
+const READ_ONLY_STYLE: &str =
+    ".swagger-ui .auth-wrapper, .swagger-ui .authorization__btn { display: none !important; }";
+
 /// Swagger UI's options: no validator badge (it would ask another host), no "Try it out".
 const OPTIONS: &str = r##"dom_id: "#reference", deepLinking: true, validatorUrl: null, supportedSubmitMethods: [], tryItOutEnabled: false, docExpansion: "list", defaultModelsExpandDepth: 0"##;
 
@@ -39,7 +44,7 @@ pub fn page(document: &Value) -> Page {
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <meta http-equiv=\"Content-Security-Policy\" content=\"{policy}\">\n\
-         <link rel=\"icon\" href=\"data:,\">\n<title>{title}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n\
+         <link rel=\"icon\" href=\"data:,\">\n<title>{title}</title>\n<style>{STYLE}</style>\n<style>{READ_ONLY_STYLE}</style>\n</head>\n<body>\n\
          <div id=\"reference\"></div>\n<script>{BUNDLE}</script>\n<script>{start}</script>\n</body>\n</html>\n",
         title = escape_text(title),
     );
