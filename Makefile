@@ -19,7 +19,7 @@ CLUSTER := sql/dev/cluster.sh
 LISTEN_ADDR ?= 127.0.0.1:8080
 BASE_PATH ?= /v1
 
-.PHONY: help deps db build run demo-booking test lint test-sql test-rust test-openapi test-contract test-docs-page test-examples test-deploy image fuzz bench bench-capacity \
+.PHONY: help deps db build run demo-booking hints-up hints-down test lint test-sql test-rust test-openapi test-contract test-docs-page test-examples test-deploy image fuzz bench bench-capacity \
         openapi-document openapi-python-client
 
 help:
@@ -51,6 +51,15 @@ run: db build
 LOT ?=
 demo-booking:
 	@psql "$${DATABASE_URL:-$$($(CLUSTER) url)}" -qX -v lot="$(LOT)" -f sql/dev/demo_booking.sql
+
+# Hints from make run to the example receiver on this machine (sql/dev/local_hints.sh): a local
+# authority and certificate, a hosts line for hooks.example.test to HINTS_ADDR, the demo operator's
+# endpoint; it prints the two commands to run. hints-down undoes it all.
+HINTS_ADDR ?= 127.0.0.2
+hints-up:
+	@sql/dev/local_hints.sh up "$(HINTS_ADDR)"
+hints-down:
+	@sql/dev/local_hints.sh down
 
 # Always the local cluster: tests create and drop databases of their own.
 test: deps
