@@ -99,11 +99,13 @@ openapi-python-client: openapi-document
 
 # Contract tests, each against a gateway of its own on a fresh database (gateway/contract/gateway.sh):
 # the generated Python client's calls, every write body field's own form (field_forms.py: what the
-# document allows for a field, the server takes), and schemathesis over every route (run.sh).
+# document allows for a field, the server takes), the integrator's guide's Python section run as
+# written (guide_python.sh), and schemathesis over every route (run.sh).
 CONTRACT_GATEWAY := INGEST_BIN=target/debug/ingest gateway/contract/gateway.sh $(PYTOOLS)/bin/python
 test-contract: openapi-python-client
 	$(CONTRACT_GATEWAY) gateway/contract/python_client_check.py
 	$(CONTRACT_GATEWAY) gateway/contract/field_forms.py
+	INGEST_BIN=target/debug/ingest gateway/contract/gateway.sh gateway/contract/guide_python.sh
 	INGEST_BIN=target/debug/ingest gateway/contract/run.sh
 
 # The documentation page (<root>/docs) in a real headless Chromium (gateway/contract/docs_page.py):
