@@ -253,14 +253,12 @@ type Exchange = Result<(StatusCode, Bytes), String>;
 
 impl EdgeClient {
     fn new(local: &str, edge: SocketAddr, authority: &TestAuthority) -> EdgeClient {
-        let mut roots = rustls::RootCertStore::empty();
-        roots.add(authority.root.clone()).unwrap();
-        let config = rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
-            .with_safe_default_protocol_versions()
-            .unwrap()
-            .with_root_certificates(roots)
-            .with_no_client_auth();
-        EdgeClient { local: local.parse().unwrap(), edge, tls: TlsConnector::from(Arc::new(config)), sender: None }
+        EdgeClient {
+            local: local.parse().unwrap(),
+            edge,
+            tls: TlsConnector::from(authority.client_config()),
+            sender: None,
+        }
     }
 
     async fn connect(&self) -> Result<SendRequest<Full<Bytes>>, String> {

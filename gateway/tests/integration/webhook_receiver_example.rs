@@ -197,13 +197,7 @@ fn signature(secret: &str, t: u64, body: &str) -> String {
 /// POSTs a hint to the example as the worker would (TLS to hooks.example.test, trusting the test
 /// authority); answers the status.
 async fn send_hint(authority: &TestAuthority, port: u16, body: &str, signature: &str) -> StatusCode {
-    let mut roots = rustls::RootCertStore::empty();
-    roots.add(authority.root.clone()).unwrap();
-    let config = rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_root_certificates(roots)
-        .with_no_client_auth();
+    let config = authority.client_config();
     let request = Request::post("/booking-changed")
         .header("host", "hooks.example.test")
         .header("content-type", "application/json")
@@ -214,7 +208,7 @@ async fn send_hint(authority: &TestAuthority, port: u16, body: &str, signature: 
     let exchange = async {
         let tcp = TcpStream::connect(("127.0.0.1", port)).await.expect("connecting to the example");
         let name = ServerName::try_from("hooks.example.test").unwrap();
-        let tls = TlsConnector::from(Arc::new(config)).connect(name, tcp).await.expect("the example's TLS");
+        let tls = TlsConnector::from(config).connect(name, tcp).await.expect("the example's TLS");
         let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(tls)).await.unwrap();
         tokio::spawn(connection);
         sender.send_request(request).await.expect("an answer from the example").status()

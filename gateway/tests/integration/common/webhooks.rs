@@ -70,6 +70,19 @@ impl TestAuthority {
         }
     }
 
+    /// A TLS client's settings that trust this authority alone (a client of the receiver, or of an
+    /// edge serving the same certificate).
+    pub fn client_config(&self) -> Arc<rustls::ClientConfig> {
+        let mut roots = rustls::RootCertStore::empty();
+        roots.add(self.root.clone()).unwrap();
+        let config = rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+        Arc::new(config)
+    }
+
     /// Writes the receiver's certificate chain, its key and the authority's root as PEM files
     /// `server.pem`, `server.key` and `root.pem` in `dir`; answers their paths in that order.
     pub fn write_pem_files(&self, dir: &std::path::Path) -> [std::path::PathBuf; 3] {
