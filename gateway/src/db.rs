@@ -195,7 +195,14 @@ impl Database {
         let waited = tokio::select! {
             biased;
             () = client.gone() => None,
-            joined = &mut getting => Some(joined.map_err(|_| ApiError::internal("the wait for a connection failed"))?),
+            joined = &mut getting => Some(joined.map_err(|error| {
+                if error.is_panic() {
+                    ApiError::internal("the wait for a connection panicked")
+                } else {
+                    // (the runtime is shutting down)
+                    ApiError::database_unavailable("the wait for a connection was cancelled")
+                }
+            })?),
         };
         self.metrics.waited(started.elapsed());
         let Some(waited) = waited else {
