@@ -36,7 +36,7 @@ use tokio_rustls::TlsConnector;
 
 use crate::common::bookings::minimal_booking;
 use crate::common::webhooks::{Receiver, TestAuthority};
-use crate::common::{create_database, edge_forward, read_raw_answer, Credential, Operator, TestApp};
+use crate::common::{create_database, edge_forward, free_port, read_raw_answer, Credential, Operator, TestApp};
 
 const IMAGE: &str = "localhost/ingest:latest";
 /// The public path prefix: HAProxy passes paths unchanged, and the gateways serve under it.
@@ -70,10 +70,6 @@ fn podman(args: &[&str]) -> String {
         .expect("deploy/podman.sh");
     assert!(output.status.success(), "podman {args:?}: {}", String::from_utf8_lossy(&output.stderr));
     String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
 /// Whether the admin listener on `port` answers `/readyz` with 200 (not yet listening: no).

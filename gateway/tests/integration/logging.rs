@@ -576,7 +576,7 @@ async fn at_log_level_debug_or_trace_no_line_carries_a_secret_or_a_body_value() 
     let (_operator, credential) = app.operator_with_credential().await;
     let name = "Distinctive Harbour 4c1e";
     for level in ["debug", "trace"] {
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let port = crate::common::free_port();
         let listen = format!("127.0.0.1:{port}");
         let mut child = serve(&[("DATABASE_URL", test_database_url()), ("LISTEN_ADDR", &listen), ("LOG_LEVEL", level)]);
         let mut lines = stdout_lines(&mut child);
