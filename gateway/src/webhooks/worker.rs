@@ -6,12 +6,12 @@
 //! another operator's hints. Claims carry a lease: any number of processes may run a worker, and a
 //! process that dies mid-attempt leaves its hints to be taken over when the lease runs out.
 //!
-//! Every `WEBHOOK_BACKLOG_INTERVAL_MS` it also reads the backlog (`webhook.backlog()`) and the count
-//! of capped booking stamps (`webhook.booking_stamps_capped()`, a gauge of the feed's health that
-//! needs a process reading the database now and then) for its metrics, and deletes the delivered and dead hints past their retention (`webhook.expire_hints`,
-//! `webhook_hint_retention` in the database, 30 days by default) in batches of [`EXPIRY_BATCH`], each
-//! its own short transaction; each attempt is counted by outcome and reason, with its latency
-//! (`crate::metrics`).
+//! Every `WEBHOOK_BACKLOG_INTERVAL_MS` it also reads the backlog (`webhook.backlog()`) and the
+//! count of capped booking stamps (`webhook.booking_stamps_capped()`, a gauge of the feed's health
+//! that needs a process reading the database now and then) for its metrics, and deletes the
+//! delivered and dead hints past their retention (`webhook.expire_hints`, `webhook_hint_retention`
+//! in the database, 30 days by default) in batches of [`EXPIRY_BATCH`], each its own short
+//! transaction; each attempt is counted by outcome and reason, with its latency (`crate::metrics`).
 //!
 //! It connects as `webhook_worker`, which may call those functions and nothing else. A lost
 //! database connection is made again at the next sweep; an attempt whose outcome could not be
