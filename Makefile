@@ -83,7 +83,8 @@ test-rust:
 # there, installed under target/ by tools.sh): valid against the OpenAPI 3.1 meta-schema
 # (openapi-spec-validator), no error or warning from Redocly CLI's or Spectral's lint, a Python client
 # (openapi-python-client) generated without warning that imports, and TypeScript types
-# (openapi-typescript) that the document's own request body examples compile against (tsc --strict).
+# (openapi-typescript) that the document's own examples of bodies and answers compile against
+# (tsc --strict).
 PYTOOLS := target/pytools
 test-openapi: openapi-python-client
 	gateway/contract/lint.sh target/openapi.json

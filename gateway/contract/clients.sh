@@ -5,8 +5,8 @@
 #               with no warning, every module of which imports (python_client_check.py then calls a
 #               gateway with it: make test-contract)
 #   typescript  openapi-typescript: types (ts/openapi.d.ts); the document's own examples of every
-#               request body, written out by ts_examples.py as values of their schemas' types
-#               (ts/examples.ts), compile under `tsc --strict`
+#               request body and answer, written out by ts_examples.py as values of their schemas'
+#               types (ts/examples.ts), compile under `tsc --strict`
 #
 #   gateway/contract/clients.sh DOCUMENT [python] [typescript]   (both when none is named; after tools.sh)
 set -euo pipefail
@@ -40,7 +40,7 @@ typescript_client() {
     "$bin/openapi-typescript" "$document" --output "$out/ts/openapi.d.ts"
     python3 "$here/ts_examples.py" "$document" "$out/ts/examples.ts"
     "$bin/tsc" --strict --noEmit --target es2022 "$out/ts/examples.ts"
-    echo "typescript: every request body example compiles under tsc --strict"
+    echo "typescript: every example of a request body and an answer compiles under tsc --strict"
 }
 
 [ $# -gt 0 ] || set -- python typescript

@@ -1,4 +1,4 @@
-"""Writes the document's own examples of every request body as TypeScript values of the body's type.
+"""Writes the document's own examples of every request body and answer as TypeScript values of their types.
 
     python3 gateway/contract/ts_examples.py DOCUMENT OUT.ts      (clients.sh; OUT.ts beside openapi.d.ts)
 
@@ -9,8 +9,9 @@ application/json content (`example`, and the `value` of each `examples` entry) a
 schema itself (`example`, `examples`). Each becomes `export const <name>: <type> = <example>;`,
 where <type> is `components["schemas"]["<Schema>"]` when the body is a reference to a component
 schema and the operation's own body type otherwise, so `tsc --strict` checks the example against
-the type openapi-typescript made of the schema. A request body with no example fails: there would be
-nothing to check it with.
+the type openapi-typescript made of the schema. The examples of every answer with JSON content
+(`responses`, by status) are written the same way, typed as the answer's schema. A request body with
+no example fails: there would be nothing to check it with.
 """
 
 import json
@@ -57,8 +58,8 @@ def main(document_path, out_path):
     with open(document_path) as file:
         document = json.load(file)
     lines = [
-        f"// Written by gateway/contract/ts_examples.py from {document_path}: the document's own request body",
-        "// examples, each typed as its body. Generated; not to be edited.",
+        f"// Written by gateway/contract/ts_examples.py from {document_path}: the document's own examples of",
+        "// request bodies and answers, each typed as its schema. Generated; not to be edited.",
         'import type { components, paths, webhooks } from "./openapi";',
         "",
     ]
@@ -68,7 +69,22 @@ def main(document_path, out_path):
             item = resolve(document, item)
             for method in METHODS:
                 operation = item.get(method)
-                if not operation or "requestBody" not in operation:
+                if not operation:
+                    continue
+                stem = re.sub(r"\W", "_", operation.get("operationId") or f"{method}_{key}")
+                for status, response in operation.get("responses", {}).items():
+                    media = resolve(document, response).get("content", {}).get("application/json")
+                    if media is None:
+                        continue
+                    assert "$ref" in media.get("schema", {}), f"{key} {method} {status}: an answer of a named schema"
+                    for label, example in body_examples(document, media):
+                        name = re.sub(r"\W", "_", f"{stem}_{status}_{label}")
+                        assert name not in names, f"two examples named {name}"
+                        names.add(name)
+                        lines.append(f"// {root} {key} {method} {status}")
+                        lines.append(f"export const {name}: {body_type(media, root, key, method)} = {json.dumps(example, indent=2)};")
+                        lines.append("")
+                if "requestBody" not in operation:
                     continue
                 media = resolve(document, operation["requestBody"])["content"].get("application/json")
                 where = f"{root} {key} {method}"
@@ -78,7 +94,6 @@ def main(document_path, out_path):
                 examples = body_examples(document, media)
                 if not examples:
                     missing.append(f"{where}: no example of its request body")
-                stem = re.sub(r"\W", "_", operation.get("operationId") or f"{method}_{key}")
                 for label, example in examples:
                     name = re.sub(r"\W", "_", f"{stem}_{label}")
                     assert name not in names, f"two examples named {name}"
@@ -92,7 +107,7 @@ def main(document_path, out_path):
         sys.exit("ts_examples: every request body needs an example to compile")
     with open(out_path, "w") as file:
         file.write("\n".join(lines))
-    print(f"ts_examples: {len(names)} request body examples written to {out_path}")
+    print(f"ts_examples: {len(names)} examples of request bodies and answers written to {out_path}")
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@
 //! document sits at `<root>/openapi.json` and the API at `<root>/v1`, behind any prefix an edge adds,
 //! so a client given the spec's `{base_url}` calls `{base_url}/ping`.
 
+pub mod exchanges;
 pub mod page;
 pub mod schemas;
 
@@ -327,16 +328,19 @@ fn operation_object(operation: &Operation) -> Value {
         })
         .collect();
     let mut responses = Map::new();
-    let answer = |description: &str| {
+    let answer = |status: u16, description: &str| {
         json!({
             "description": description,
             "headers": response_headers("200"),
-            "content": { "application/json": { "schema": reference(operation.answer) } },
+            "content": { "application/json": {
+                "schema": reference(operation.answer),
+                "examples": examples_of(operation, |exchange| (exchange.status == status).then(|| exchange.answer.clone())),
+            } },
         })
     };
-    responses.insert("200".into(), answer("Done."));
+    responses.insert("200".into(), answer(200, "Done."));
     if operation.body.is_some() {
-        responses.insert("201".into(), answer("Created (a dry run answers 200)."));
+        responses.insert("201".into(), answer(201, "Created (a dry run answers 200)."));
     }
     responses.insert("401".into(), shared("Unauthorized"));
     responses.insert("405".into(), shared("MethodNotAllowed"));
@@ -374,10 +378,25 @@ fn operation_object(operation: &Operation) -> Value {
         object["requestBody"] = json!({
             "required": true,
             "description": "JSON (`Content-Type: application/json`), at most 64 KiB.",
-            "content": { "application/json": { "schema": reference(body) } },
+            "content": { "application/json": {
+                "schema": reference(body),
+                "examples": examples_of(operation, |exchange| exchange.body.clone()),
+            } },
         });
     }
     object
+}
+
+/// The operation's examples taken from the real exchanges ([`exchanges`]): `pick` gives the value an
+/// exchange shows here (its body, or its answer when it had the status), by the exchange's name.
+fn examples_of(operation: &Operation, pick: impl Fn(&exchanges::Exchange) -> Option<Value>) -> Value {
+    let mut examples = Map::new();
+    for exchange in exchanges::exchanges().filter(|exchange| exchange.operation == operation.operation_id) {
+        if let Some(value) = pick(exchange) {
+            examples.insert(exchange.name.clone(), json!({ "summary": exchange.summary, "value": value }));
+        }
+    }
+    Value::Object(examples)
 }
 
 fn webhook() -> Value {
@@ -408,7 +427,7 @@ fn webhook() -> Value {
                 "content": {
                     "application/json": {
                         "schema": reference("BookingChanged"),
-                        "example": { "event": "booking.changed", "booking_reference": "BK7Q2M9X", "occurred_at": "2026-07-01T08:30:00.123456Z" },
+                        "example": hint_example(),
                     },
                 },
             },
@@ -418,6 +437,13 @@ fn webhook() -> Value {
             },
         },
     })
+}
+
+/// The hint the booking of the exchanges' feed page was sent with.
+fn hint_example() -> Value {
+    let page = exchanges::exchanges().find(|exchange| exchange.operation == "listBookings").expect("a feed page");
+    let booking = &page.answer["bookings"][0];
+    json!({ "event": "booking.changed", "booking_reference": booking["reference"], "occurred_at": booking["created_at"] })
 }
 
 #[cfg(test)]
@@ -522,19 +548,48 @@ mod tests {
     }
 
     #[test]
-    fn every_write_body_has_examples_that_its_own_keys_cover() {
+    fn every_operation_shows_a_real_exchange_of_each_answer_and_body_whose_keys_its_schema_has() {
         let document = document("/v1");
+        let schemas = &document["components"]["schemas"];
+        let keys_are_properties = |example: &Value, schema: &str, what: &str| {
+            for key in example.as_object().unwrap_or_else(|| panic!("{what}: an object")).keys() {
+                assert!(schemas[schema]["properties"].get(key).is_some(), "{key} in {what}");
+            }
+        };
         for spec in ROUTES {
-            for operation in spec.operations.iter().filter(|operation| operation.body.is_some()) {
-                let schema = &document["components"]["schemas"][operation.body.unwrap()];
-                assert_eq!(schema["additionalProperties"], false);
-                let examples = schema["examples"].as_array().expect("examples");
-                for example in examples {
-                    for key in example.as_object().unwrap().keys() {
-                        assert!(schema["properties"].get(key).is_some(), "{key} in an example of {}", spec.template);
+            for operation in spec.operations {
+                let object = &document["paths"][spec.template][operation.method.as_str().to_lowercase()];
+                let statuses: &[&str] = if operation.body.is_some() { &["200", "201"] } else { &["200"] };
+                for status in statuses {
+                    let examples = object["responses"][status]["content"]["application/json"]["examples"].as_object();
+                    let what = format!("{} {status}", operation.operation_id);
+                    assert!(!examples.unwrap().is_empty(), "{what}: no example of its answer");
+                    for example in examples.unwrap().values() {
+                        keys_are_properties(&example["value"], operation.answer, &what);
+                    }
+                }
+                if let Some(body) = operation.body {
+                    assert_eq!(schemas[body]["additionalProperties"], false);
+                    let examples = object["requestBody"]["content"]["application/json"]["examples"].as_object();
+                    assert!(!examples.unwrap().is_empty(), "{}: no example of its body", operation.operation_id);
+                    for example in examples.unwrap().values() {
+                        keys_are_properties(&example["value"], body, operation.operation_id);
                     }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn every_exchange_is_of_an_operation_of_the_route_table_by_its_own_method() {
+        for exchange in exchanges::exchanges() {
+            let operation = ROUTES
+                .iter()
+                .flat_map(|spec| spec.operations)
+                .find(|operation| operation.operation_id == exchange.operation)
+                .unwrap_or_else(|| panic!("{}: not an operation", exchange.operation));
+            assert_eq!(operation.method.as_str(), exchange.method, "{}", exchange.name);
+            assert_eq!(operation.body.is_some(), exchange.body.is_some(), "{} {}", exchange.operation, exchange.name);
         }
     }
 }

@@ -277,14 +277,45 @@ fn date(years: Option<(u32, u32)>) -> Value {
     })
 }
 
-/// arrival: any object, stored as sent; the recognised keys are listed for readers and generated
-/// clients, and take any value (the database does not judge the prose).
+/// arrival: an object, stored as sent, whose recognised keys are described in the forms the
+/// listing requirement and the marketplace read. The database judges none of them (a member in
+/// another form is stored too, and a client generated from this document would refuse to read it
+/// back): prose is a string or an object of strings keyed by language tag; `transfer` an object of
+/// its own; other keys are kept.
 fn arrival() -> Value {
-    let mut properties = Map::new();
-    for key in ["entrance", "access", "gateWindow", "streetAddress", "parkingLevel", "transfer"] {
-        properties.insert(key.into(), json!({}));
-    }
-    json!({ "type": "object", "properties": properties, "additionalProperties": true })
+    let prose = |description: &str| {
+        json!({
+            "anyOf": [
+                { "type": "string" },
+                { "type": "object", "additionalProperties": { "type": "string" }, "examples": [{ "en": "North gate", "fr": "Porte nord" }] },
+            ],
+            "description": description,
+        })
+    };
+    let transfer = json!({
+        "type": "object",
+        "description": "A shuttle between the lot and what it serves.",
+        "properties": {
+            "line": prose("The shuttle's name or line."),
+            "first": { "type": "string", "description": "The day's first departure, on the lot's clock.", "examples": ["05:00"] },
+            "last": { "type": "string", "description": "The day's last departure, on the lot's clock.", "examples": ["23:30"] },
+            "frequencyMinutes": { "type": "integer", "minimum": 1, "description": "Minutes between departures." },
+            "pickupPoint": prose("Where travellers board."),
+        },
+        "additionalProperties": true,
+    });
+    json!({
+        "type": "object",
+        "properties": {
+            "entrance": prose("How to find the entrance. Satisfies lot_arrival_guidance when it holds some text."),
+            "access": prose("How to get in (a code, an intercom, a barrier). Satisfies lot_arrival_guidance when it holds some text."),
+            "gateWindow": prose("When the gate is open. Satisfies lot_arrival_guidance when it holds some text."),
+            "streetAddress": prose("The address for navigation."),
+            "parkingLevel": prose("The level or area to park on."),
+            "transfer": transfer,
+        },
+        "additionalProperties": true,
+    })
 }
 
 /// media: any object whose heroUrl is a string and galleryUrls an array of strings, where present;
@@ -357,14 +388,13 @@ fn lot_schemas(forms: &Forms, schemas: &mut Map<String, Value>) {
         closed_object(cancellation_input, Vec::new(), "All three keys or none; a key with null counts as absent."),
     );
     schemas.insert("Cancellation".into(), complete_object(cancellation_output, "The stored cancellation policy."));
-    let mut write_body = closed_object(
+    let write_body = closed_object(
         input,
         required,
         "The WHOLE lot: an absent key means null (or the field's default), never 'leave as it was'. Unknown keys \
          are refused (`unknown_field`); `rates` is refused with `field_belongs_to_another_route` (prices are set \
          at PUT /lots/{external_id}/rates); an array body is `too_many_lots`.",
     );
-    write_body["examples"] = json!([example_lot()]);
     schemas.insert("LotWriteBody".into(), write_body);
     schemas.insert("Lot".into(), complete_object(output.clone(), "A lot as stored: every key always present."));
     output.insert(
@@ -372,28 +402,6 @@ fn lot_schemas(forms: &Forms, schemas: &mut Map<String, Value>) {
         nullable(reference("Rates"), "The lot's marketplace price envelope; null: no marketplace price yet."),
     );
     schemas.insert("LotListEntry".into(), complete_object(output, "A lot as stored, with its price envelope."));
-}
-
-/// The lot the document shows as the example of a write body.
-pub fn example_lot() -> Value {
-    json!({
-        "name": "Harbour Car Park",
-        "timezone": "Europe/London",
-        "handover": "self",
-        "online_bookable": true,
-        "capacity": 120,
-        "latitude": "51.5",
-        "longitude": "-0.127758",
-        "city": "London",
-        "country_code": "GB",
-        "features": ["cameras", "indoor"],
-        "arrival": { "entrance": "North gate, Dock Road", "transfer": { "line": "Shuttle 7", "frequencyMinutes": 15 } },
-        "media": { "heroUrl": "https://photos.example.com/harbour/hero.jpg" },
-        "min_advance_days": 0,
-        "min_stay_days": 1,
-        "max_stay_days": 30,
-        "cancellation": { "free_until_hours_before_check_in": 24, "penalty_percent_after": "50.00", "no_show_forfeits_full": true },
-    })
 }
 
 /// RatesWriteBody and Rates, from app.rates_fields.
@@ -423,7 +431,7 @@ fn rates_schemas(schemas: &mut Map<String, Value>) {
             output.insert(field.name().into(), described_maybe_null(read, description, read_nullable));
         }
     }
-    let mut write_body = closed_object(
+    let write_body = closed_object(
         input,
         Vec::new(),
         "Exactly one of two shapes. Range: `floor_price`, `base_price` and `ceiling_price` all three, without \
@@ -431,10 +439,6 @@ fn rates_schemas(schemas: &mut Map<String, Value>) {
          alone. Both shapes: `invalid_body`, field `fixed_price`; neither: `missing_field`, field `fixed_price`. A \
          key with null counts as absent. Unknown keys are refused (`unknown_field`).",
     );
-    write_body["examples"] = json!([
-        { "floor_price": "10.00", "base_price": "15.00", "ceiling_price": "20.00", "dynamic": false },
-        { "fixed_price": "12.50", "valid_from": "2026-12-01", "valid_to": "2027-03-31" },
-    ]);
     schemas.insert("RatesWriteBody".into(), write_body);
     schemas.insert("Rates".into(), complete_object(output, "The lot's marketplace price envelope."));
 }
@@ -492,19 +496,12 @@ fn blocked_period_schemas(forms: &Forms, schemas: &mut Map<String, Value>) {
             "description": list.description(),
         }),
     );
-    let mut write_body = closed_object(
+    let write_body = closed_object(
         properties,
         vec!["blocked_periods".into()],
         "The closure list. No other key (`unknown_field`); a missing `blocked_periods` is `missing_field`. Every \
          content refusal is `invalid_blocked_periods`, `field` naming the entry (`blocked_periods[0].ends_on`).",
     );
-    write_body["examples"] = json!([
-        { "blocked_periods": [
-            { "starts_on": "2026-12-24", "ends_on": "2026-12-26", "reason": "Christmas closure" },
-            { "starts_on": "2027-01-10", "ends_on": "2027-01-10" },
-        ] },
-        { "blocked_periods": [] },
-    ]);
     schemas.insert("BlockedPeriodsWriteBody".into(), write_body);
 }
 

@@ -1,13 +1,15 @@
 //! The OpenAPI document's body schemas are made from the field registries as the binary reads them
 //! off the SQL text (`src/registry.rs`). Here the same registries are read from a migrated database:
 //! every row, column by column, must be what PostgreSQL itself returns, so the document can never
-//! describe a field other than the one the database checks.
+//! describe a field other than the one the database checks. And the document's examples of bodies
+//! and answers are replayed against the service, answer by answer.
 
 use serde_json::Value;
 
+use gateway::openapi::exchanges::{self, Step};
 use gateway::registry::{self, Field};
 
-use crate::common::{connect, TestApp};
+use crate::common::{connect, header_map, TestApp};
 
 /// Each registry's rows as PostgreSQL returns them: one JSON object per row, in ordinal order.
 async fn rows_in_the_database(app: &TestApp, function: &str) -> Vec<Value> {
@@ -67,5 +69,58 @@ async fn the_money_bound_of_the_registry_is_the_one_the_reader_applies() {
         let above =
             client.query_one(&format!("SELECT app.json_money(to_jsonb('{most}'::numeric + 0.01), 'x')"), &[]).await;
         assert!(above.is_err(), "{} above its most", field.name());
+    }
+}
+
+/// The steps of `src/openapi/exchanges.json` replayed in order for a new operator: every answer is
+/// the one the document shows, but for the values listed as volatile, which match their patterns.
+/// With `RECORD_EXCHANGES=1` the answers got are written back into the file instead.
+#[tokio::test]
+async fn every_example_of_the_document_is_a_real_exchange() {
+    let app = TestApp::spawn().await;
+    let (operator, credential) = app.operator_with_credential().await;
+    let recording = std::env::var_os("RECORD_EXCHANGES").is_some();
+    let mut steps: Vec<Value> = serde_json::from_str(exchanges::TEXT).unwrap();
+    for (step, parsed) in steps.iter_mut().zip(exchanges::steps()) {
+        let exchange = match parsed {
+            Step::BookingRecord(booking) => {
+                app.superuser()
+                    .await
+                    .query_one("SELECT platform.booking_record($1, $2)", &[&operator.id, booking])
+                    .await
+                    .expect("platform.booking_record");
+                continue;
+            }
+            Step::Exchange(exchange) => exchange,
+        };
+        let what = format!("{} {}", exchange.operation, exchange.name);
+        let body = exchange.body.as_ref().map_or_else(Vec::new, |body| body.to_string().into_bytes());
+        let response = app
+            .request(
+                exchange.method.parse().unwrap(),
+                &format!("/v1{}", exchange.target),
+                header_map(&[("authorization", &credential.bearer()), ("content-type", "application/json")]),
+                body,
+            )
+            .await;
+        assert_eq!(response.status.as_u16(), exchange.status, "{what}: {}", response.text());
+        let mut answer = response.json();
+        for (pointer, pattern) in &exchange.volatile {
+            let value = answer.pointer_mut(pointer).unwrap_or_else(|| panic!("{what}: no {pointer}"));
+            let text = value.as_str().unwrap_or_else(|| panic!("{what}: {pointer} is not a string"));
+            assert!(regex::Regex::new(pattern).unwrap().is_match(text), "{what}: {pointer} = {text}");
+            if !recording {
+                *value = exchange.answer.pointer(pointer).unwrap_or_else(|| panic!("{what}: {pointer} recorded")).clone();
+            }
+        }
+        if recording {
+            step["answer"] = answer;
+        } else {
+            assert_eq!(answer, exchange.answer, "{what}: the answer the document shows");
+        }
+    }
+    if recording {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/openapi/exchanges.json");
+        std::fs::write(path, exchanges::render(&steps)).unwrap();
     }
 }
