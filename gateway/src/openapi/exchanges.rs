@@ -69,11 +69,14 @@ fn step(value: Value) -> Step {
         assert_eq!(value["platform"], "booking_record", "the one platform step exchanges.json knows");
         return Step::BookingRecord(value["booking"].clone());
     }
-    let text = |key: &str| value[key].as_str().unwrap_or_else(|| panic!("exchanges.json: `{key}` in {value}")).to_string();
+    let text =
+        |key: &str| value[key].as_str().unwrap_or_else(|| panic!("exchanges.json: `{key}` in {value}")).to_string();
     let volatile = value
         .get("volatile")
         .and_then(Value::as_object)
-        .map(|map| map.iter().map(|(pointer, pattern)| (pointer.clone(), pattern.as_str().unwrap().to_string())).collect())
+        .map(|map| {
+            map.iter().map(|(pointer, pattern)| (pointer.clone(), pattern.as_str().unwrap().to_string())).collect()
+        })
         .unwrap_or_default();
     Step::Exchange(Exchange {
         operation: text("operation"),

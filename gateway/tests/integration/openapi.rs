@@ -110,7 +110,8 @@ async fn every_example_of_the_document_is_a_real_exchange() {
             let text = value.as_str().unwrap_or_else(|| panic!("{what}: {pointer} is not a string"));
             assert!(regex::Regex::new(pattern).unwrap().is_match(text), "{what}: {pointer} = {text}");
             if !recording {
-                *value = exchange.answer.pointer(pointer).unwrap_or_else(|| panic!("{what}: {pointer} recorded")).clone();
+                *value =
+                    exchange.answer.pointer(pointer).unwrap_or_else(|| panic!("{what}: {pointer} recorded")).clone();
             }
         }
         if recording {
