@@ -5,9 +5,9 @@
 //! - `query`: query-string decoding and checking (`query::check`) for GET /lots and GET /bookings,
 //!   a typical query and the longest one accepted (every text character a percent-encoded 4-byte
 //!   UTF-8 character);
-//! - `errors`: a database outcome to its HTTP answer (`errors::refusal` or `ApiError::from_pool`,
+//! - `errors`: a database outcome to its HTTP answer (`errors::refusal` or `Refusal::from_pool`,
 //!   then `response::error`: status, error JSON, headers). A non-`PT` SQLSTATE (40001, 23505) is
-//!   classified inside `ApiError::from_db`, which needs a server's error, so `try_again` is measured
+//!   classified inside `Refusal::from_db`, which needs a server's error, so `try_again` is measured
 //!   through a pool timeout, which ends in the same constructor;
 //! - `ratelimit`: the all-or-nothing reservation (`RateLimiter::take`) on buckets that exist, and on
 //!   a new key each time, in a map below its bound and in one held at the spec's bound of 100 000
@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use deadpool_postgres::{PoolError, TimeoutType};
 use gateway::admission::{Admission, Cost};
-use gateway::errors::{refusal, ApiError};
+use gateway::errors::{refusal, Refusal};
 use gateway::json_syntax;
 use gateway::query;
 use gateway::ratelimit::{BucketId, BucketKind, Limits, Rate, RateLimiter, Reservation, Subject};
@@ -117,9 +117,9 @@ fn error_mapping(c: &mut Criterion) {
         })
     });
     let timeout = PoolError::Timeout(TimeoutType::Wait);
-    assert_eq!(response::error(&ApiError::from_pool(&timeout)).status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(response::error(&Refusal::from_pool(&timeout)).status(), StatusCode::SERVICE_UNAVAILABLE);
     group.bench_function("try_again (pool timeout, 503)", |b| {
-        b.iter(|| response::error(&ApiError::from_pool(black_box(&timeout))))
+        b.iter(|| response::error(&Refusal::from_pool(black_box(&timeout))))
     });
     let prose = "duplicate key value violates unique constraint \"lots_pkey\"";
     let internal = refusal("PT422", prose, None).expect("a PT state");

@@ -37,11 +37,12 @@ use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
 use tokio::sync::{watch, Semaphore};
 
-use crate::dispatch::AppState;
 use crate::listener::{self, Connections};
-use crate::metrics::{Metrics, WebhookMetrics, CONTENT_TYPE as METRICS_CONTENT_TYPE};
+use crate::metrics::{Metrics, CONTENT_TYPE as METRICS_CONTENT_TYPE};
 use crate::readiness::{Probe, Reason};
 use crate::response::Body;
+use crate::state::AppState;
+use crate::webhooks::metrics::WebhookMetrics;
 
 /// Admin connections open at once; more wait in the backlog.
 const MAX_CONNECTIONS: usize = 64;

@@ -10,8 +10,8 @@
 //!    (a wrong secret never spends the real key's) and spends the held failed-authentication token;
 //!    a 5xx gives back the credential's tokens too (the database could not say whether the secret
 //!    was right: during an outage, anyone who knows a key id could otherwise empty its buckets) and
-//!    keeps the source's; so does a request abandoned before its database call (499: its client
-//!    gone).
+//!    keeps the source's; so does a request given up before its database call, its client gone
+//!    ([`Admission::give_up`]).
 //!
 //! The held failed-authentication token is a [`Held`]: only a 401 spends it, and it is given back
 //! when dropped, so every other end of the request gives it back without a line of its own — any
@@ -31,8 +31,8 @@ use std::time::Instant;
 use http::header::HeaderValue;
 use http::{HeaderMap, StatusCode};
 
-use crate::errors::ApiError;
-use crate::ratelimit::{BucketId, BucketKind, Held, RateLimiter, Refusal, Reservation, Standing, Subject};
+use crate::errors::Refusal;
+use crate::ratelimit::{BucketId, BucketKind, Denial, Held, RateLimiter, Reservation, Standing, Subject};
 
 /// What a route's credential buckets are charged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,7 +54,7 @@ pub struct Admission<'a> {
     /// ends).
     failed_auth_held: Option<Held<'a>>,
     counted: Vec<BucketId>,
-    refused: Option<Refusal>,
+    refused: Option<Denial>,
 }
 
 impl<'a> Admission<'a> {
@@ -75,16 +75,16 @@ impl<'a> Admission<'a> {
     }
 
     /// Step 1: the source's all-requests bucket.
-    pub fn request(&mut self) -> Result<(), ApiError> {
+    pub fn request(&mut self) -> Result<(), Refusal> {
         let Some(limiter) = self.limiter else { return Ok(()) };
         let id = (BucketKind::AllRequests, Subject::Source(self.source));
         self.counted.push(id.clone());
-        limiter.take(self.now, &[id], &mut self.source_held).map_err(|refusal| self.refuse(refusal))
+        limiter.take(self.now, &[id], &mut self.source_held).map_err(|denial| self.refuse(denial))
     }
 
     /// Step 2: holds one failed-authentication token of the source until the answer (a 401 spends
     /// it, anything else gives it back); a source with none left is refused here.
-    pub fn source_may_authenticate(&mut self) -> Result<(), ApiError> {
+    pub fn source_may_authenticate(&mut self) -> Result<(), Refusal> {
         let Some(limiter) = self.limiter else { return Ok(()) };
         let id = (BucketKind::FailedAuth, Subject::Source(self.source));
         match limiter.hold(self.now, id) {
@@ -92,13 +92,13 @@ impl<'a> Admission<'a> {
                 self.failed_auth_held = Some(held);
                 Ok(())
             }
-            Err(refusal) => Err(self.refuse(refusal)),
+            Err(denial) => Err(self.refuse(denial)),
         }
     }
 
     /// Step 3: the claimed credential's buckets (none when no well-formed key id is presented: the
     /// database answers 401, which spends the source's failed-authentication budget instead).
-    pub fn credential(&mut self, cost: Cost) -> Result<(), ApiError> {
+    pub fn credential(&mut self, cost: Cost) -> Result<(), Refusal> {
         let Some(limiter) = self.limiter else { return Ok(()) };
         let Some(key_id) = self.key_id.clone() else { return Ok(()) };
         let subject = Subject::Credential(key_id);
@@ -108,12 +108,19 @@ impl<'a> Admission<'a> {
             Cost::DryRunWrite => vec![(BucketKind::WritesBurst, subject)],
         };
         self.counted.extend(ids.iter().cloned());
-        limiter.take(self.now, &ids, &mut self.credential_held).map_err(|refusal| self.refuse(refusal))
+        limiter.take(self.now, &ids, &mut self.credential_held).map_err(|denial| self.refuse(denial))
     }
 
     /// The bucket that refused the request (a 429), if one did.
     pub fn refused_bucket(&self) -> Option<BucketKind> {
-        self.refused.as_ref().map(|refusal| refusal.kind)
+        self.refused.as_ref().map(|denial| denial.kind)
+    }
+
+    /// Step 4 for a request given up before its database call, its client gone: the credential's
+    /// tokens given back, the held failed-authentication token too (dropped); the source's kept.
+    pub fn give_up(mut self) {
+        let Some(limiter) = self.limiter else { return };
+        limiter.give_back(Instant::now(), &mut self.credential_held);
     }
 
     /// Step 4, once the answer is known; then the rate-limit headers (not on a 404).
@@ -152,7 +159,7 @@ impl<'a> Admission<'a> {
         }
         // A refused request describes the bucket that refused it; any other, the tightest it counted against.
         let described = match &self.refused {
-            Some(refusal) => vec![(refusal.kind, self.subject_of(refusal.kind))],
+            Some(denial) => vec![(denial.kind, self.subject_of(denial.kind))],
             None => self.counted.clone(),
         };
         if let Some(standing) = limiter.standing(now, &described) {
@@ -167,19 +174,19 @@ impl<'a> Admission<'a> {
         }
     }
 
-    fn refuse(&mut self, refusal: Refusal) -> ApiError {
-        let error = ApiError::rate_limited(refusal.retry_after);
-        self.refused = Some(refusal);
-        error
+    fn refuse(&mut self, denial: Denial) -> Refusal {
+        let refusal = Refusal::rate_limited(denial.retry_after);
+        self.refused = Some(denial);
+        refusal
     }
 }
 
 /// Whether an answer leaves the credential's tokens unspent: a 401 (a wrong secret never spends the
 /// real key's tokens); a 5xx, after which the gateway cannot tell whether the database checked the
 /// credential (the price: a request that timed out after its credential was checked spends none
-/// either); the 499 of a request given up before its database call (its client gone).
+/// either).
 fn verified_no_credential(status: StatusCode) -> bool {
-    status == StatusCode::UNAUTHORIZED || status.is_server_error() || status.as_u16() == 499
+    status == StatusCode::UNAUTHORIZED || status.is_server_error()
 }
 
 /// `RateLimit-Policy: "reads";q=120;w=60` and `RateLimit: "reads";r=119;t=1`.
@@ -214,7 +221,7 @@ mod tests {
 
     /// A request through step 1 and 2, and the outcome of step 2 (its failed-authentication token
     /// held, or its refusal).
-    fn arrive(limiter: &RateLimiter) -> (Admission<'_>, Result<(), ApiError>) {
+    fn arrive(limiter: &RateLimiter) -> (Admission<'_>, Result<(), Refusal>) {
         let mut admission = Admission::new(Some(limiter), peer(), Some(KEY));
         admission.request().expect("the all-requests bucket is far from empty");
         let outcome = admission.source_may_authenticate();
@@ -245,8 +252,7 @@ mod tests {
         for _ in 0..5 {
             let (refused, outcome) = arrive(&limiter);
             let error = outcome.expect_err("no token left for a second request in flight");
-            assert_eq!((error.status, error.code.as_ref()), (StatusCode::TOO_MANY_REQUESTS, "rate_limited"));
-            assert_eq!(error.retry_after_seconds, Some(3600));
+            assert_eq!(error, Refusal::RateLimited { retry_after: 3600 });
             assert_eq!(refused.refused_bucket(), Some(BucketKind::FailedAuth));
             let mut headers = HeaderMap::new();
             refused.settle(StatusCode::TOO_MANY_REQUESTS, &mut headers);
@@ -262,13 +268,17 @@ mod tests {
     #[test]
     fn every_answer_but_a_401_gives_the_failed_auth_token_back() {
         let limiter = limiter(1);
-        for status in [200, 201, 204, 413, 415, 422, 429, 499, 500, 503] {
+        for status in [200, 201, 204, 413, 415, 422, 429, 500, 503] {
             let status = StatusCode::from_u16(status).unwrap();
             let mut admission = admitted(&limiter);
             admission.credential(Cost::Write).unwrap();
             admission.settle(status, &mut HeaderMap::new());
             assert_eq!(remaining(&limiter, BucketKind::FailedAuth), 1, "{status} gave the token back");
         }
+        let mut given_up = admitted(&limiter);
+        given_up.credential(Cost::Write).unwrap();
+        given_up.give_up();
+        assert_eq!(remaining(&limiter, BucketKind::FailedAuth), 1, "a request given up gave the token back");
         admitted(&limiter).settle(StatusCode::UNAUTHORIZED, &mut HeaderMap::new());
         assert_eq!(remaining(&limiter, BucketKind::FailedAuth), 0);
     }
@@ -304,7 +314,7 @@ mod tests {
     #[test]
     fn a_5xx_or_an_abandoned_request_gives_back_the_credentials_tokens_and_keeps_the_sources() {
         let limiter = limiter(20);
-        for status in [500, 503, 499] {
+        for status in [500, 503] {
             let mut admission = admitted(&limiter);
             admission.credential(Cost::Write).unwrap();
             let mut headers = HeaderMap::new();
@@ -314,6 +324,11 @@ mod tests {
             assert_eq!(remaining(&limiter, BucketKind::FailedAuth), 20, "{status}: the held token given back");
             assert_eq!(headers["ratelimit-policy"], "\"writes_burst\";q=60;w=60", "{status}");
         }
+        let mut given_up = admitted(&limiter);
+        given_up.credential(Cost::Write).unwrap();
+        given_up.give_up();
+        assert_eq!(remaining(&limiter, BucketKind::WritesBurst), 60, "given up");
+        assert_eq!(remaining(&limiter, BucketKind::FailedAuth), 20, "given up: the held token given back");
         assert_eq!(remaining(&limiter, BucketKind::AllRequests), 237, "the source's tokens were kept");
         // Any other answer verified the credential: its tokens stay spent.
         for (status, burst) in [(200, 59), (422, 58), (409, 57)] {

@@ -15,16 +15,17 @@ use http::header::{CONTENT_LENGTH, CONTENT_TYPE};
 use http::{HeaderMap, StatusCode};
 use http_body_util::{BodyExt, Limited};
 
-use crate::errors::ApiError;
+use crate::errors::Refusal;
+use crate::outcome::Stop;
 
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
-pub fn too_large() -> ApiError {
-    ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large")
+pub fn too_large() -> Refusal {
+    Refusal::new(StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large")
 }
 
 /// 413 when Content-Length already says the body is too large.
-pub fn check_length(headers: &HeaderMap) -> Result<(), ApiError> {
+pub fn check_length(headers: &HeaderMap) -> Result<(), Refusal> {
     let announced = headers.get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
     match announced {
         Some(length) if length > MAX_BODY_BYTES as u64 => Err(too_large()),
@@ -33,7 +34,7 @@ pub fn check_length(headers: &HeaderMap) -> Result<(), ApiError> {
 }
 
 /// 415 unless the one Content-Type is application/json, optionally with charset=utf-8.
-pub fn check_content_type(headers: &HeaderMap) -> Result<(), ApiError> {
+pub fn check_content_type(headers: &HeaderMap) -> Result<(), Refusal> {
     let mut values = headers.get_all(CONTENT_TYPE).iter();
     let acceptable = match (values.next(), values.next()) {
         (Some(value), None) => value.to_str().is_ok_and(is_json),
@@ -42,7 +43,7 @@ pub fn check_content_type(headers: &HeaderMap) -> Result<(), ApiError> {
     if acceptable {
         Ok(())
     } else {
-        Err(ApiError::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type"))
+        Err(Refusal::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type"))
     }
 }
 
@@ -63,27 +64,25 @@ fn is_json(value: &str) -> bool {
 /// as `invalid_json`, after authentication, in the order of checks).
 ///
 /// The whole body must arrive within `deadline`; a client that stalls, or goes away mid-body, is a
-/// client abort ([`ApiError::client_abort`]): it gets no answer and nothing is written. So is a body
+/// client gone ([`Stop::ClientGone`]): it gets no answer and nothing is written. So is a body
 /// still arriving when `draining` completes (shutdown began): a half-sent request never holds a
 /// shutdown up, and its client, told nothing, retries elsewhere.
-pub async fn read<B>(
-    body: B,
-    deadline: Duration,
-    draining: impl Future<Output = ()>,
-) -> Result<Option<String>, ApiError>
+pub async fn read<B>(body: B, deadline: Duration, draining: impl Future<Output = ()>) -> Result<Option<String>, Stop>
 where
     B: http_body::Body<Data = Bytes>,
     B::Error: std::error::Error + Send + Sync + 'static,
 {
     let collected = tokio::select! {
         collected = tokio::time::timeout(deadline, Limited::new(body, MAX_BODY_BYTES).collect()) => collected,
-        () = draining => return Err(ApiError::client_abort("shutdown began before the body arrived")),
+        () = draining => return Err(Stop::ClientGone("shutdown began before the body arrived")),
     };
     let bytes = match collected {
         Ok(Ok(collected)) => collected.to_bytes(),
-        Ok(Err(error)) if error.downcast_ref::<http_body_util::LengthLimitError>().is_some() => return Err(too_large()),
-        Ok(Err(_)) => return Err(ApiError::client_abort("the body ended before its end")),
-        Err(_) => return Err(ApiError::client_abort("the body did not arrive in time")),
+        Ok(Err(error)) if error.downcast_ref::<http_body_util::LengthLimitError>().is_some() => {
+            return Err(too_large().into())
+        }
+        Ok(Err(_)) => return Err(Stop::ClientGone("the body ended before its end")),
+        Err(_) => return Err(Stop::ClientGone("the body did not arrive in time")),
     };
     // (the collected buffer becomes the String's without a copy when it is the only owner)
     Ok(String::from_utf8(Vec::from(bytes)).ok().filter(|text| !text.contains('\0')))
@@ -127,7 +126,7 @@ mod tests {
             "",
         ] {
             let error = check_content_type(&headers(&[("content-type", value)])).unwrap_err();
-            assert_eq!((error.status.as_u16(), error.code.as_ref()), (415, "unsupported_media_type"), "{value}");
+            assert_eq!((error.status().as_u16(), error.code()), (415, "unsupported_media_type"), "{value}");
         }
         assert!(check_content_type(&headers(&[])).is_err());
         let twice = headers(&[("content-type", "application/json"), ("content-type", "application/json")]);
@@ -138,7 +137,7 @@ mod tests {
     fn an_announced_length_over_64_kib_is_413() {
         assert!(check_length(&headers(&[("content-length", "65536")])).is_ok());
         let error = check_length(&headers(&[("content-length", "65537")])).unwrap_err();
-        assert_eq!((error.status.as_u16(), error.code.as_ref()), (413, "payload_too_large"));
+        assert_eq!((error.status().as_u16(), error.code()), (413, "payload_too_large"));
     }
 
     #[tokio::test]
@@ -150,7 +149,8 @@ mod tests {
             Some(MAX_BODY_BYTES)
         );
         let over = http_body_util::Full::new(Bytes::from(vec![b' '; MAX_BODY_BYTES + 1]));
-        assert_eq!(read(over, deadline, std::future::pending()).await.unwrap_err().code, "payload_too_large");
+        let refused = read(over, deadline, std::future::pending()).await.unwrap_err();
+        assert!(matches!(refused, Stop::Refused(refusal) if refusal.code() == "payload_too_large"));
     }
 
     /// A body whose next frame never comes.
@@ -172,7 +172,7 @@ mod tests {
     async fn a_body_still_arriving_when_shutdown_begins_is_given_up_at_once() {
         let started = std::time::Instant::now();
         let error = read(Stalled, Duration::from_secs(60), std::future::ready(())).await.unwrap_err();
-        assert!(error.is_client_abort());
+        assert!(matches!(error, Stop::ClientGone(_)));
         assert!(started.elapsed() < Duration::from_secs(5), "given up at once, not at the body deadline");
     }
 

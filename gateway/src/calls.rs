@@ -2,8 +2,8 @@
 //! function and its arguments in order, each an [`Arg`] that says which value of the request it
 //! carries and which parameter of the function takes it. The statement is made from that
 //! declaration (`SELECT status, body::text FROM api.f($1, …)`), and [`Call::bind`] lists a
-//! request's [`Values`] in the same order, for the gateway's handlers and the benchmark's
-//! pass-through alike. `tests/integration/route_calls.rs` holds every declaration against the
+//! request's [`Values`] in the same order, for a request's call ([`crate::request_call`]) and the
+//! benchmark's pass-through alike. `tests/integration/route_calls.rs` holds every declaration against the
 //! function's signature in a migrated database (names, types, order, and the `(status, body)` it
 //! answers), so a signature the table does not follow fails `make test`.
 

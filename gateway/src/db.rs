@@ -1,4 +1,4 @@
-//! The connection pool and the one way handlers reach the database.
+//! The connection pool and the one way requests reach the database.
 //!
 //! Connections are made lazily and set up once, when created, by [`prepare_session`] (the role,
 //! the statement timeout, READ COMMITTED, what keeps secrets out of the server log): no extra round
@@ -23,8 +23,11 @@ use crate::backoff::{jitter, Admission, ConnectBackoff};
 use crate::client_watch::ClientWatch;
 use crate::config::{Config, ReadSettings};
 use crate::db_tls::DatabaseLink;
-use crate::errors::ApiError;
-use crate::metrics::{CallOutcome, DbMetrics};
+use crate::errors::Refusal;
+use crate::outcome::Stop;
+use metrics::{CallOutcome, DbMetrics};
+
+pub mod metrics;
 
 /// The longest the gateway waits for the server to take a cancel request.
 const CANCEL_DEADLINE: Duration = Duration::from_secs(1);
@@ -129,7 +132,7 @@ impl Database {
         })
     }
 
-    /// The pool's and its calls' metrics (registered by `metrics::Metrics::gateway`).
+    /// The pool's and its calls' metrics (registered by `crate::metrics::Metrics::gateway`).
     pub fn metrics(&self) -> &DbMetrics {
         &self.metrics
     }
@@ -144,18 +147,18 @@ impl Database {
 
     /// Runs `sql`, a statement answering one row `(status integer, body text)`, for a request whose
     /// client is `client`; counted by outcome. Should the client go while the call waits for a
-    /// connection, the call is abandoned before it starts ([`ApiError::client_abort`], not counted);
-    /// once the statement is sent, it runs to its end.
-    pub async fn call(
-        &self,
-        sql: &str,
-        params: &[&(dyn ToSql + Sync)],
-        client: &ClientWatch,
-    ) -> Result<Answer, ApiError> {
+    /// connection, the call is given up before it starts ([`Stop::ClientGone`], not counted); once
+    /// the statement is sent, it runs to its end.
+    pub async fn call(&self, sql: &str, params: &[&(dyn ToSql + Sync)], client: &ClientWatch) -> Result<Answer, Stop> {
         let started = Instant::now();
         let outcome = self.call_once(sql, params, started, client).await;
-        if !outcome.as_ref().is_err_and(ApiError::is_client_abort) {
-            self.metrics.call(CallOutcome::of(outcome.as_ref().err()), started.elapsed());
+        let counted = match &outcome {
+            Ok(_) => Some(CallOutcome::Ok),
+            Err(Stop::Refused(refusal)) => Some(CallOutcome::of(refusal)),
+            Err(Stop::ClientGone(_)) => None,
+        };
+        if let Some(counted) = counted {
+            self.metrics.call(counted, started.elapsed());
         }
         outcome
     }
@@ -163,8 +166,12 @@ impl Database {
     /// Runs `sql` like [`Self::call`], under the same deadline, but for the gateway's own upkeep (the
     /// feed's publication): not counted among the calls of requests (its wait for a connection is,
     /// in the pool's wait histogram: the wait is the pool's, whoever waits).
-    pub async fn call_for_upkeep(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Answer, ApiError> {
-        self.call_once(sql, params, Instant::now(), &ClientWatch::none()).await
+    pub async fn call_for_upkeep(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Answer, Refusal> {
+        match self.call_once(sql, params, Instant::now(), &ClientWatch::none()).await {
+            Ok(answer) => Ok(answer),
+            Err(Stop::Refused(refusal)) => Err(refusal),
+            Err(Stop::ClientGone(cause)) => unreachable!("the upkeep has no client to go: {cause}"),
+        }
     }
 
     async fn call_once(
@@ -173,10 +180,10 @@ impl Database {
         params: &[&(dyn ToSql + Sync)],
         started: Instant,
         client: &ClientWatch,
-    ) -> Result<Answer, ApiError> {
+    ) -> Result<Answer, Stop> {
         let admission = self.backoff.admit(std::time::Instant::now(), self.deadline);
         if admission == Admission::BackOff {
-            return Err(ApiError::database_unavailable("database unreachable: backing off"));
+            return Err(Refusal::transient("database unreachable: backing off").into());
         }
         // The wait for a connection, in a task of its own: a connection being made (its session set
         // up) is finished and returned to the pool even if this request is given up meanwhile, and
@@ -197,16 +204,16 @@ impl Database {
             () = client.gone() => None,
             joined = &mut getting => Some(joined.map_err(|error| {
                 if error.is_panic() {
-                    ApiError::internal("the wait for a connection panicked")
+                    Refusal::internal("the wait for a connection panicked")
                 } else {
                     // (the runtime is shutting down)
-                    ApiError::database_unavailable("the wait for a connection was cancelled")
+                    Refusal::transient("the wait for a connection was cancelled")
                 }
             })?),
         };
         self.metrics.waited(started.elapsed());
         let Some(waited) = waited else {
-            return Err(ApiError::client_abort("the client went away before its database call"));
+            return Err(Stop::ClientGone("the client went away before its database call"));
         };
         let client = match waited {
             Ok(Ok(client)) => client,
@@ -220,19 +227,19 @@ impl Database {
                         "cannot connect to the database"
                     );
                 }
-                return Err(ApiError::from_pool(&error));
+                return Err(Refusal::from_pool(&error).into());
             }
-            Err(_) => return Err(ApiError::database_unavailable("pool wait timed out")),
+            Err(_) => return Err(Refusal::transient("pool wait timed out").into()),
         };
         let remaining = self.deadline.saturating_sub(started.elapsed());
         match timeout(remaining, query(&client, sql, params)).await {
-            Ok(Ok(row)) => answer(row),
+            Ok(Ok(row)) => Ok(answer(row)?),
             Ok(Err(error)) => {
-                let error = ApiError::from_db(&error);
-                if error.discards_connection() {
+                let refusal = Refusal::from_db(&error);
+                if refusal.discards_connection() {
                     drop(Object::take(client));
                 }
-                Err(error)
+                Err(refusal.into())
             }
             Err(_) => {
                 // The statement may still be running (waiting for a lock, say): cancel it on the
@@ -241,7 +248,7 @@ impl Database {
                 let cancel = client.cancel_token();
                 drop(Object::take(client));
                 let _ = timeout(CANCEL_DEADLINE, cancel.cancel_query(self.link.tls.clone())).await;
-                Err(ApiError::database_unavailable("statement timed out"))
+                Err(Refusal::transient("statement timed out").into())
             }
         }
     }
@@ -298,12 +305,12 @@ fn unreachable(error: &PoolError) -> bool {
 /// Reads `(status integer, body text)`; any other shape is a fault of ours, never a panic. The
 /// body is the row's own buffer, not a copy: a page of 500 bookings is 300 KB, and 64 of them in
 /// flight held twice (the row, then a string) were most of the gateway's memory.
-pub fn answer(row: tokio_postgres::Row) -> Result<Answer, ApiError> {
+pub fn answer(row: tokio_postgres::Row) -> Result<Answer, Refusal> {
     let status = row.try_get::<_, i32>(0).ok().and_then(|status| u16::try_from(status).ok());
     let text = row.try_get::<_, RawText>(1).ok().filter(|text| std::str::from_utf8(text.0).is_ok());
     match (status, text) {
         (Some(status), Some(_)) => Ok(Answer { status, body: Bytes::from_owner(BodyOf(row)) }),
-        _ => Err(ApiError::internal("the function answered an unexpected row")),
+        _ => Err(Refusal::internal("the function answered an unexpected row")),
     }
 }
 

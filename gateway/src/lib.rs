@@ -15,8 +15,12 @@
 //! - [`admin`]: the admin listener: `/livez`, `/readyz`, `/metrics`, apart from the API.
 //! - [`readiness`]: whether to be sent traffic: the database answers, the schema is not behind.
 //! - [`client_watch`]: whether a request's client is still waiting for its answer.
-//! - [`dispatch`]: one request from bytes to answer: request id, routing, 404/405/OPTIONS, query
-//!   syntax, the route handler, the log line.
+//! - [`state`]: what every request shares, and the process's lifecycle as requests see it.
+//! - [`dispatch`]: one request from bytes to answer: its turn, the order of checks as steps, then
+//!   what became of it settled, logged and counted.
+//! - [`outcome`]: what became of a request ([`outcome::Fate`]: answered, or its client gone), and
+//!   how a step stops one ([`outcome::Stop`]).
+//! - [`published`]: the OpenAPI document and its page served at the root (entity tags, gzip).
 //! - [`routes`]: the route table: every route's verbs, scope, bucket, query rules, body and call;
 //!   the path matcher.
 //! - [`query`]: query-string decoding with the refusal rules every route shares.
@@ -27,7 +31,7 @@
 //! - [`json_syntax`]: a body's JSON syntax read once, strictly: the fault it is refused with.
 //! - [`calls`]: a route's database call as the route table declares it: the function, its
 //!   arguments in order, how each is taken from a request, bound.
-//! - [`handlers`]: a request's values for its operation's call, and the call.
+//! - [`request_call`]: a request's values for its operation's call, and the call.
 //! - [`backoff`]: few connection attempts while the database is unreachable.
 //! - [`db`]: the connection pool and the single `call` every handler goes through.
 //! - [`standby`]: the bookings feed from a hot standby (`DATABASE_READ_URL`), the primary when it
@@ -37,12 +41,15 @@
 //! - [`openapi`]: the published OpenAPI 3.1 document, made from the route table and the field
 //!   registries, and the page that renders it (`<root>/docs`).
 //! - [`registry`]: the database's field registries, read off the SQL the binary embeds.
-//! - [`errors`]: the SQLSTATE table: database outcomes to HTTP status and error JSON.
+//! - [`errors`]: what a refusal is ([`errors::Refusal`]) and the SQLSTATE table: database outcomes
+//!   to HTTP status and error JSON.
 //! - [`response`]: building answers with the headers every answer carries.
 //! - [`credential`]: reading the key id a request presents, for log lines.
 //! - [`telemetry`]: JSON log lines.
 //! - [`log_writer`]: the thread that writes them to standard output, in batches.
-//! - [`metrics`]: the metrics' names, labels and registries (served by [`admin`]).
+//! - [`metrics`]: the registry of a command's metrics (served by [`admin`]); each part owns its
+//!   own handles (`dispatch::metrics`, `ratelimit::metrics`, `db::metrics`, `standby::metrics`,
+//!   `webhooks::metrics`).
 //! - [`migrate`]: embedded refinery migrations, then the function files.
 //! - [`allocator`]: large buffers returned to the system when freed (glibc's mmap threshold).
 //! - [`scheduling`]: the threads' CPU scheduling policy (`SCHED_BATCH`: no preempting a backend).
@@ -61,22 +68,25 @@ pub mod db;
 pub mod db_tls;
 pub mod dispatch;
 pub mod errors;
-pub mod handlers;
 pub mod json_syntax;
 pub mod listener;
 pub mod log_writer;
 pub mod metrics;
 pub mod migrate;
 pub mod openapi;
+pub mod outcome;
+pub mod published;
 pub mod query;
 pub mod ratelimit;
 pub mod readiness;
 pub mod registry;
+pub mod request_call;
 pub mod response;
 pub mod routes;
 pub mod scheduling;
 pub mod server;
 pub mod source;
 pub mod standby;
+pub mod state;
 pub mod telemetry;
 pub mod webhooks;

@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 
-use crate::errors::ApiError;
+use crate::errors::Refusal;
 
 #[derive(Debug, Default)]
 pub struct Params(Vec<(&'static str, String)>);
@@ -17,42 +17,42 @@ impl Params {
 
 impl Params {
     /// `dry_run`: absent is false; the only accepted value is the literal `true`.
-    pub fn dry_run(&self) -> Result<bool, ApiError> {
+    pub fn dry_run(&self) -> Result<bool, Refusal> {
         match self.get("dry_run") {
             None => Ok(false),
             Some("true") => Ok(true),
-            Some(_) => Err(ApiError::invalid_query("dry_run")),
+            Some(_) => Err(Refusal::invalid_query("dry_run")),
         }
     }
 
     /// A page size: plain ASCII digits without sign or leading zero, 1..=max; `default` when absent.
     /// More than `max` is refused, never reduced.
-    pub fn limit(&self, default: i32, max: i32) -> Result<i32, ApiError> {
+    pub fn limit(&self, default: i32, max: i32) -> Result<i32, Refusal> {
         let Some(value) = self.get("limit") else { return Ok(default) };
         let digits = !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) && !value.starts_with('0');
         match value.parse::<i32>() {
             Ok(limit) if digits && limit <= max => Ok(limit),
-            _ => Err(ApiError::invalid_query("limit")),
+            _ => Err(Refusal::invalid_query("limit")),
         }
     }
 
     /// A cursor-like parameter: absent or empty is None ("from the beginning"); more than
     /// max_chars characters, or a NUL, is refused.
-    pub fn optional_text(&self, name: &'static str, max_chars: usize) -> Result<Option<&str>, ApiError> {
+    pub fn optional_text(&self, name: &'static str, max_chars: usize) -> Result<Option<&str>, Refusal> {
         match self.get(name) {
             None | Some("") => Ok(None),
             Some(value) if value.chars().count() <= max_chars && !value.contains('\0') => Ok(Some(value)),
-            Some(_) => Err(ApiError::invalid_query(name)),
+            Some(_) => Err(Refusal::invalid_query(name)),
         }
     }
 
     /// A text parameter of 1..=max_chars characters, or None when absent; empty is refused, and so
     /// is a NUL, which PostgreSQL text cannot hold.
-    pub fn text(&self, name: &'static str, max_chars: usize) -> Result<Option<&str>, ApiError> {
+    pub fn text(&self, name: &'static str, max_chars: usize) -> Result<Option<&str>, Refusal> {
         match self.get(name) {
             None => Ok(None),
             Some(value) if (1..=max_chars).contains(&value.chars().count()) && !value.contains('\0') => Ok(Some(value)),
-            Some(_) => Err(ApiError::invalid_query(name)),
+            Some(_) => Err(Refusal::invalid_query(name)),
         }
     }
 }
@@ -87,7 +87,7 @@ pub struct Query {
 }
 
 /// Decodes the query and checks each of the route's parameters, in the table's order.
-pub fn check(raw: Option<&str>, params: &[Param]) -> Result<Query, ApiError> {
+pub fn check(raw: Option<&str>, params: &[Param]) -> Result<Query, Refusal> {
     let names: Vec<&'static str> = params.iter().map(|param| param.name).collect();
     let parsed = parse(raw, &names)?;
     let mut query = Query::default();
@@ -102,7 +102,7 @@ pub fn check(raw: Option<&str>, params: &[Param]) -> Result<Query, ApiError> {
     Ok(query)
 }
 
-pub fn parse(raw: Option<&str>, allowed: &[&'static str]) -> Result<Params, ApiError> {
+pub fn parse(raw: Option<&str>, allowed: &[&'static str]) -> Result<Params, Refusal> {
     let mut params = Params::default();
     for pair in raw.unwrap_or("").split('&').filter(|pair| !pair.is_empty()) {
         let (raw_name, raw_value) = pair.split_once('=').unwrap_or((pair, ""));
@@ -110,11 +110,11 @@ pub fn parse(raw: Option<&str>, allowed: &[&'static str]) -> Result<Params, ApiE
         let known = name
             .as_deref()
             .and_then(|name| allowed.iter().find(|known| **known == name))
-            .ok_or_else(|| ApiError::invalid_query(name.unwrap_or_else(|| lossy_form_decode(raw_name))))?;
+            .ok_or_else(|| Refusal::invalid_query(name.unwrap_or_else(|| lossy_form_decode(raw_name))))?;
         if params.get(known).is_some() {
-            return Err(ApiError::invalid_query(*known));
+            return Err(Refusal::invalid_query(*known));
         }
-        let value = form_decode(raw_value).ok_or_else(|| ApiError::invalid_query(*known))?;
+        let value = form_decode(raw_value).ok_or_else(|| Refusal::invalid_query(*known))?;
         params.0.push((known, value));
     }
     Ok(params)
@@ -155,14 +155,14 @@ mod tests {
     #[test]
     fn an_unknown_parameter_is_refused_with_its_decoded_name() {
         let error = parse(Some("lim%69t=5"), &[]).unwrap_err();
-        assert_eq!(error.code, "invalid_query");
-        assert_eq!(error.field.as_deref(), Some("limit"));
+        assert_eq!(error.code(), "invalid_query");
+        assert_eq!(error.field(), Some("limit"));
     }
 
     #[test]
     fn a_repeated_parameter_is_refused() {
         let error = parse(Some("dry_run=true&dry_run=true"), &["dry_run"]).unwrap_err();
-        assert_eq!(error.field.as_deref(), Some("dry_run"));
+        assert_eq!(error.field(), Some("dry_run"));
     }
 
     #[test]
@@ -183,7 +183,7 @@ mod tests {
         assert!(one("dry_run=true").dry_run().unwrap());
         for refused in ["dry_run=false", "dry_run=1", "dry_run=True", "dry_run=", "dry_run", "dry_run=true%20"] {
             let error = one(refused).dry_run().unwrap_err();
-            assert_eq!((error.code.as_ref(), error.field.as_deref()), ("invalid_query", Some("dry_run")), "{refused}");
+            assert_eq!((error.code(), error.field()), ("invalid_query", Some("dry_run")), "{refused}");
         }
     }
 
@@ -205,7 +205,7 @@ mod tests {
             "limit=%205",
         ] {
             let error = one(refused).limit(50, 200).unwrap_err();
-            assert_eq!((error.code.as_ref(), error.field.as_deref()), ("invalid_query", Some("limit")), "{refused}");
+            assert_eq!((error.code(), error.field()), ("invalid_query", Some("limit")), "{refused}");
         }
     }
 
@@ -218,7 +218,7 @@ mod tests {
         let refused = ["after=".into(), "after".into(), format!("after={}", "x".repeat(201)), "after=a%00b".into()];
         for refused in refused {
             let error = one(&refused).text("after", 200).unwrap_err();
-            assert_eq!((error.code.as_ref(), error.field.as_deref()), ("invalid_query", Some("after")));
+            assert_eq!((error.code(), error.field()), ("invalid_query", Some("after")));
         }
     }
 
@@ -234,7 +234,7 @@ mod tests {
         );
         for refused in [format!("since={}", "a".repeat(513)), "since=a%00".to_string()] {
             let error = parse(Some(&refused), &["since"]).unwrap().optional_text("since", 512).unwrap_err();
-            assert_eq!((error.code.as_ref(), error.field.as_deref()), ("invalid_query", Some("since")));
+            assert_eq!((error.code(), error.field()), ("invalid_query", Some("since")));
         }
     }
 
@@ -245,10 +245,10 @@ mod tests {
         {
             let error = parse(Some(refused), &["since", "limit"]).unwrap_err();
             let field = if refused.contains("limit") { "limit" } else { "since" };
-            assert_eq!((error.code.as_ref(), error.field.as_deref()), ("invalid_query", Some(field)), "{refused}");
+            assert_eq!((error.code(), error.field()), ("invalid_query", Some(field)), "{refused}");
         }
         let error = parse(Some("sin%ZZce=1"), &["since"]).unwrap_err();
-        assert_eq!(error.field.as_deref(), Some("sin%ZZce"), "a name that does not decode is named as sent");
+        assert_eq!(error.field(), Some("sin%ZZce"), "a name that does not decode is named as sent");
         assert_eq!(parse(Some("since=%C3%A9%2B+%25"), &["since"]).unwrap().get("since"), Some("é+ %"));
     }
 

@@ -24,6 +24,8 @@ use std::net::IpAddr;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+pub mod metrics;
+
 /// No bucket outlives this: the spec's edge workers are replaced at least every 400 seconds.
 pub const MAX_BUCKET_AGE: Duration = Duration::from_secs(400);
 
@@ -80,7 +82,7 @@ pub type BucketId = (BucketKind, Subject);
 
 /// Why a request was refused: the bucket, and the whole seconds until it has the tokens (≥ 1).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Refusal {
+pub struct Denial {
     pub kind: BucketKind,
     pub retry_after: u32,
 }
@@ -157,16 +159,16 @@ impl RateLimiter {
     }
 
     /// Takes one token from each of `ids`, all or none; on success they join `reservation`.
-    pub fn take(&self, now: Instant, ids: &[BucketId], reservation: &mut Reservation) -> Result<(), Refusal> {
+    pub fn take(&self, now: Instant, ids: &[BucketId], reservation: &mut Reservation) -> Result<(), Denial> {
         let mut buckets = self.lock();
-        let mut refusal: Option<Refusal> = None;
+        let mut refusal: Option<Denial> = None;
         for id in ids {
             let rate = self.limits.rate(id.0);
             let bucket = self.bucket(&mut buckets, id, now);
             if bucket.tokens < 1.0 {
                 let retry_after = seconds_until(1.0 - bucket.tokens, rate);
                 if refusal.as_ref().is_none_or(|r| retry_after > r.retry_after) {
-                    refusal = Some(Refusal { kind: id.0, retry_after });
+                    refusal = Some(Denial { kind: id.0, retry_after });
                 }
             }
         }
@@ -184,7 +186,7 @@ impl RateLimiter {
 
     /// Takes one token of `id` and holds it until the [`Held`] is dropped (given back) or spent;
     /// refuses, taking nothing, when the bucket has no whole token left.
-    pub fn hold(&self, now: Instant, id: BucketId) -> Result<Held<'_>, Refusal> {
+    pub fn hold(&self, now: Instant, id: BucketId) -> Result<Held<'_>, Denial> {
         let mut reservation = Reservation::default();
         self.take(now, std::slice::from_ref(&id), &mut reservation)?;
         Ok(Held { limiter: self, id: Some(id) })
@@ -323,7 +325,7 @@ mod tests {
             limiter.take(now, &[reads("k")], &mut held).unwrap();
         }
         let refusal = limiter.take(now, &[reads("k")], &mut held).unwrap_err();
-        assert_eq!(refusal, Refusal { kind: BucketKind::Reads, retry_after: 1 });
+        assert_eq!(refusal, Denial { kind: BucketKind::Reads, retry_after: 1 });
         // 2 per second: half a second later one token is back.
         limiter.take(now + Duration::from_millis(500), &[reads("k")], &mut held).unwrap();
         assert!(limiter.take(now + Duration::from_millis(500), &[reads("k")], &mut held).is_err());
@@ -384,7 +386,7 @@ mod tests {
         use_up(&limiter, now, &hourly, 1000);
         use_up(&limiter, now, &burst, 60);
         let refusal = limiter.take(now, &[burst, hourly], &mut Reservation::default()).unwrap_err();
-        assert_eq!(refusal, Refusal { kind: BucketKind::WritesHourly, retry_after: 4 }, "3.6 s, rounded up");
+        assert_eq!(refusal, Denial { kind: BucketKind::WritesHourly, retry_after: 4 }, "3.6 s, rounded up");
     }
 
     #[test]
@@ -450,7 +452,7 @@ mod tests {
             match limiter.hold(now, id.clone()) {
                 Ok(held) => in_flight.push(held),
                 Err(refusal) => {
-                    assert_eq!(refusal, Refusal { kind: BucketKind::FailedAuth, retry_after: 3 });
+                    assert_eq!(refusal, Denial { kind: BucketKind::FailedAuth, retry_after: 3 });
                     refused += 1;
                 }
             }

@@ -10,7 +10,7 @@ use http::header::{
 use http::{Response, StatusCode};
 use http_body_util::Full;
 
-use crate::errors::ApiError;
+use crate::errors::Refusal;
 
 pub type Body = Full<Bytes>;
 
@@ -34,18 +34,18 @@ pub fn page(html: Bytes, policy: HeaderValue) -> Response<Body> {
 }
 
 /// `{"error": code, "field": field}` (field omitted when there is none), with the status's headers.
-pub fn error(error: &ApiError) -> Response<Body> {
+pub fn error(refusal: &Refusal) -> Response<Body> {
     let mut body = serde_json::Map::new();
-    body.insert("error".into(), error.code.as_ref().into());
-    if let Some(field) = &error.field {
-        body.insert("field".into(), field.as_str().into());
+    body.insert("error".into(), refusal.code().into());
+    if let Some(field) = refusal.field() {
+        body.insert("field".into(), field.into());
     }
-    let mut response = json(error.status, serde_json::Value::Object(body).to_string());
+    let mut response = json(refusal.status(), serde_json::Value::Object(body).to_string());
     let headers = response.headers_mut();
-    if error.status == StatusCode::UNAUTHORIZED {
+    if refusal.status() == StatusCode::UNAUTHORIZED {
         headers.insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
     }
-    if let Some(seconds) = error.retry_after() {
+    if let Some(seconds) = refusal.retry_after() {
         headers.insert(RETRY_AFTER, HeaderValue::from(seconds));
     }
     response
@@ -60,7 +60,7 @@ pub fn options(allow: &str) -> Response<Body> {
 }
 
 pub fn method_not_allowed(allow: &str) -> Response<Body> {
-    let mut response = error(&ApiError::method_not_allowed());
+    let mut response = error(&Refusal::method_not_allowed());
     insert_allow(&mut response, allow);
     response
 }

@@ -23,10 +23,11 @@ use tokio::sync::{oneshot, watch};
 use crate::admin::{self, Admin};
 use crate::config::Config;
 use crate::db::Database;
-use crate::dispatch::{self, AppState};
+use crate::dispatch;
 use crate::listener::{self, Connections};
 use crate::readiness::Probe;
 use crate::standby::Standby;
+use crate::state::AppState;
 use crate::telemetry::LogSink;
 use crate::webhooks::worker::{Worker, WorkerWiring};
 
@@ -219,7 +220,7 @@ pub async fn serve(listener: TcpListener, state: Arc<AppState>, shutdown: impl F
             service_fn(move |request| {
                 first.arrived();
                 let state = state.clone();
-                async move { dispatch::answer_or_drop(dispatch::handle_to_the_end(state, request, peer.ip()).await) }
+                async move { dispatch::handle_to_the_end(state, request, peer.ip()).await.into_answer() }
             })
         },
     )

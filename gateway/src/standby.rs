@@ -22,10 +22,13 @@ use crate::calls::{Call, Values};
 use crate::client_watch::ClientWatch;
 use crate::config::Config;
 use crate::db::{Answer, Database};
-use crate::errors::ApiError;
-use crate::handlers;
-use crate::metrics::{Fallback, Publication, StandbyMetrics};
+use crate::errors::Refusal;
+use crate::outcome::Stop;
+use crate::request_call;
 use crate::routes::StandbyCall;
+use metrics::{Fallback, StandbyMetrics, WritersPublished};
+
+pub mod metrics;
 
 /// The statement of a publication (answering the moment published).
 const PUBLISH: &str = "SELECT 200, api.bookings_feed_publish()::text";
@@ -76,10 +79,10 @@ impl Standby {
         primary_call: &Call,
         values: &Values<'_>,
         client: &ClientWatch,
-    ) -> Result<Answer, ApiError> {
+    ) -> Result<Answer, Stop> {
         // The primary's refusals are the client's answer (the uniform 401, a 503 when it is down).
         // Once this first call has begun, the read runs to its end whatever its client does.
-        let assertion = handlers::call(primary, &call.assertion, values, client).await?;
+        let assertion = request_call::call(primary, &call.assertion, values, client).await?;
         let client = &ClientWatch::none();
         let assertion = std::str::from_utf8(&assertion.body).unwrap_or_default();
         let page = Values {
@@ -89,18 +92,19 @@ impl Standby {
             max_lag_ms: self.max_lag_ms,
             ..Values::default()
         };
-        match handlers::call(&self.db, &call.page, &page, client).await {
+        match request_call::call(&self.db, &call.page, &page, client).await {
             Ok(answer) => {
                 self.metrics.served();
                 Ok(answer)
             }
-            Err(refusal) if refusal.status.is_client_error() => Err(refusal),
-            Err(error) => {
-                let reason = fallback_reason(&error);
-                tracing::debug!(?reason, cause = error.cause.as_deref().unwrap_or(""), "feed read from the primary");
+            Err(Stop::Refused(refusal)) if refusal.status().is_client_error() => Err(refusal.into()),
+            Err(Stop::Refused(refusal)) => {
+                let reason = fallback_reason(&refusal);
+                tracing::debug!(?reason, cause = refusal.cause().unwrap_or(""), "feed read from the primary");
                 self.metrics.fell_back(reason);
-                handlers::call(primary, primary_call, values, client).await
+                request_call::call(primary, primary_call, values, client).await
             }
+            Err(Stop::ClientGone(cause)) => unreachable!("the page is read for no client: {cause}"),
         }
     }
 
@@ -115,17 +119,17 @@ impl Standby {
         loop {
             ticks.tick().await;
             let outcome = match primary.call_for_upkeep(PUBLISH, &[] as &[&(dyn ToSql + Sync)]).await {
-                Ok(_) => Publication::Made,
-                Err(error) => {
+                Ok(_) => WritersPublished::Made,
+                Err(refusal) => {
                     if last_warned.is_none_or(|at| at.elapsed() >= Duration::from_secs(60)) {
                         tracing::warn!(
-                            cause = error.cause.as_deref().unwrap_or(&error.code),
+                            cause = refusal.cause().unwrap_or(refusal.code()),
                             "the booking writers could not be published: the standby's feed reads go to the \
                              primary once its last publication is older than DATABASE_READ_MAX_LAG_MS"
                         );
                         last_warned = Some(tokio::time::Instant::now());
                     }
-                    Publication::Failed
+                    WritersPublished::Failed
                 }
             };
             self.metrics.published(outcome);
@@ -134,13 +138,13 @@ impl Standby {
 }
 
 /// Why the standby could not serve a page, from its error (never a client's refusal).
-fn fallback_reason(error: &ApiError) -> Fallback {
-    match error.sqlstate() {
+fn fallback_reason(refusal: &Refusal) -> Fallback {
+    match refusal.sqlstate() {
         // object_not_in_prerequisite_state: the last publication is too old
         Some("55000") => Fallback::Lagging,
         // invalid_authorization_specification: the assertion was not taken
         Some("28000") => Fallback::Assertion,
-        _ if error.status == http::StatusCode::SERVICE_UNAVAILABLE => Fallback::Unavailable,
+        _ if refusal.status() == http::StatusCode::SERVICE_UNAVAILABLE => Fallback::Unavailable,
         _ => Fallback::Error,
     }
 }
@@ -152,16 +156,18 @@ mod tests {
     #[test]
     fn a_fallback_is_named_by_what_the_standby_answered() {
         use tokio_postgres::error::SqlState;
-        let with = |error: ApiError, state: SqlState| ApiError { sqlstate: Some(state), ..error };
+        let internal = |state: SqlState| Refusal::Internal { cause: "x".into(), sqlstate: Some(state) };
         // The log text is not read: its wording may change.
-        assert_eq!(fallback_reason(&ApiError::internal("sqlstate 55000")), Fallback::Error);
-        let lagging = with(ApiError::internal("x"), SqlState::OBJECT_NOT_IN_PREREQUISITE_STATE);
-        assert_eq!(fallback_reason(&lagging), Fallback::Lagging);
-        let assertion = with(ApiError::internal("x"), SqlState::INVALID_AUTHORIZATION_SPECIFICATION);
-        assert_eq!(fallback_reason(&assertion), Fallback::Assertion);
-        assert_eq!(fallback_reason(&ApiError::database_unavailable("pool wait timed out")), Fallback::Unavailable);
-        let busy = with(ApiError::database_unavailable("x"), SqlState::T_R_SERIALIZATION_FAILURE);
+        assert_eq!(fallback_reason(&Refusal::internal("sqlstate 55000")), Fallback::Error);
+        assert_eq!(fallback_reason(&internal(SqlState::OBJECT_NOT_IN_PREREQUISITE_STATE)), Fallback::Lagging);
+        assert_eq!(fallback_reason(&internal(SqlState::INVALID_AUTHORIZATION_SPECIFICATION)), Fallback::Assertion);
+        assert_eq!(fallback_reason(&Refusal::transient("pool wait timed out")), Fallback::Unavailable);
+        let busy = Refusal::Transient {
+            cause: "x".into(),
+            sqlstate: Some(SqlState::T_R_SERIALIZATION_FAILURE),
+            schema_behind: false,
+        };
         assert_eq!(fallback_reason(&busy), Fallback::Unavailable);
-        assert_eq!(fallback_reason(&with(ApiError::internal("x"), SqlState::DIVISION_BY_ZERO)), Fallback::Error);
+        assert_eq!(fallback_reason(&internal(SqlState::DIVISION_BY_ZERO)), Fallback::Error);
     }
 }

@@ -11,6 +11,7 @@
 
 pub mod address;
 pub mod delivery;
+pub mod metrics;
 pub mod resolve;
 pub mod signature;
 pub mod worker;

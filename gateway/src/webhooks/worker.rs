@@ -33,11 +33,11 @@ use tokio_rustls::TlsConnector;
 
 use super::address::AddressPolicy;
 use super::delivery::{Hint, Outcome, Sender, ATTEMPT_DEADLINE};
+use super::metrics::{attempt_reason, AttemptOutcome, Backlog, WebhookMetrics};
 use super::resolve::{Resolve, SystemResolver};
 use crate::config::WebhookSettings;
 use crate::db::prepare_session;
 use crate::db_tls::DatabaseLink;
-use crate::metrics::{attempt_reason, AttemptOutcome, Backlog, WebhookMetrics};
 use crate::telemetry::LogSink;
 
 /// The worker's statements are short: past this, the server gives up on them.

@@ -1,7 +1,7 @@
 //! Every error code from one source. The codes the SQL can raise are read off `sql/functions`: a
 //! status and a code written together (`app.refuse(422, 'invalid_body', …)`), or a code a helper
 //! takes by default (`p_error text DEFAULT 'unknown_field'`), in each function and in every function
-//! it calls; the gateway's own come from its `ApiError` constructors. Then:
+//! it calls; the gateway's own come from its `Refusal` constructors. Then:
 //!
 //! - every code an `api.*` function or the gateway can answer is in the OpenAPI document's table
 //!   (`gateway::openapi::ERROR_CODES`) with its status, and every code of that table is answered by
@@ -160,9 +160,10 @@ fn reachable_codes(
     codes
 }
 
-/// The codes the gateway answers by itself: its `ApiError` constructors with a status and a code
-/// (499 `client_abort` is never sent), and the body faults its JSON syntax reading sends the
-/// database (`Fault { error: "invalid_json", … }`, raised there as 422).
+/// The codes the gateway answers by itself: a status beside a code (`Refusal::new(StatusCode::…,
+/// "code")`, and the `(StatusCode::…, "code")` of the refusals that are not the contract's), and
+/// the body faults its JSON syntax reading sends the database (`Fault { error: "invalid_json", … }`,
+/// raised there as 422).
 fn gateway_codes() -> BTreeMap<String, u16> {
     let mut codes = BTreeMap::new();
     let mut files = Vec::new();
@@ -174,10 +175,12 @@ fn gateway_codes() -> BTreeMap<String, u16> {
             let rest = &text[at + "Fault { error: \"".len()..];
             codes.insert(rest[..rest.find('"').unwrap()].to_string(), 422);
         }
-        for (at, _) in text.match_indices("new(StatusCode::") {
-            let rest = &text[at + "new(StatusCode::".len()..];
-            let Some((status, rest)) = rest.split_once(',') else { continue };
-            let Some(code) = rest.trim_start().strip_prefix('"').and_then(|r| r.split_once('"')).map(|(c, _)| c) else {
+        for (at, _) in text.match_indices("StatusCode::") {
+            let rest = &text[at + "StatusCode::".len()..];
+            let name_length = rest.find(|c: char| !(c.is_ascii_uppercase() || c == '_')).unwrap_or(rest.len());
+            let (status, rest) = rest.split_at(name_length);
+            // (a status alone, or computed at run time: no code beside it)
+            let Some(code) = rest.strip_prefix(", \"").and_then(|r| r.split_once('"')).map(|(c, _)| c) else {
                 continue;
             };
             let status = match status.trim() {
@@ -190,8 +193,6 @@ fn gateway_codes() -> BTreeMap<String, u16> {
                 "TOO_MANY_REQUESTS" => 429,
                 "INTERNAL_SERVER_ERROR" => 500,
                 "SERVICE_UNAVAILABLE" => 503,
-                // (a status computed at run time: the refusal of a rate limit, a client gone)
-                name if name.contains('(') => continue,
                 name => panic!("a status this test does not know: StatusCode::{name}"),
             };
             codes.insert(code.to_string(), status);

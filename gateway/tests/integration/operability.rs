@@ -366,7 +366,8 @@ async fn during_the_drain_period_readyz_answers_503_while_the_api_still_takes_re
 async fn the_worker_counts_its_attempts_reads_the_backlog_and_serves_them_on_an_admin_listener_of_its_own() {
     use crate::common::webhooks::{loopback_is_public, FixedResolver, Receiver, RunningWorker, TestAuthority};
     use gateway::admin::{self, Admin};
-    use gateway::metrics::{Metrics, WebhookMetrics};
+    use gateway::metrics::Metrics;
+    use gateway::webhooks::metrics::WebhookMetrics;
 
     // A database of its own: a worker claims every operator's hints.
     let database = create_database(true).await;

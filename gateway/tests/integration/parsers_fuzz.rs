@@ -55,8 +55,8 @@ proptest! {
                         }
                     }
                     Err(error) => {
-                        prop_assert_eq!(error.code.as_ref(), "invalid_query");
-                        if let Some(field) = &error.field {
+                        prop_assert_eq!(error.code(), "invalid_query");
+                        if let Some(field) = &error.field() {
                             prop_assert!(echoable(field));
                         }
                     }

@@ -60,10 +60,10 @@ use gateway::admin::Admin;
 use gateway::config::Config;
 use gateway::db::Database;
 use gateway::db_tls::DatabaseLink;
-use gateway::dispatch::AppState;
 use gateway::readiness::Probe;
 use gateway::server;
 use gateway::standby::Standby;
+use gateway::state::AppState;
 use gateway::telemetry::LogSink;
 use gateway::webhooks::worker::Worker;
 

@@ -27,9 +27,9 @@ use tokio_rustls::TlsAcceptor;
 use uuid::Uuid;
 
 use gateway::config::WebhookSettings;
-use gateway::metrics::WebhookMetrics;
 use gateway::telemetry::LogSink;
 use gateway::webhooks::address::AddressPolicy;
+use gateway::webhooks::metrics::WebhookMetrics;
 use gateway::webhooks::resolve::{Lookup, Resolve};
 use gateway::webhooks::worker::{Worker, WorkerWiring};
 

@@ -8,8 +8,8 @@ use http::request::Parts;
 use crate::calls::{Arg, Call, Values};
 use crate::client_watch::ClientWatch;
 use crate::db::{Answer, Database};
-use crate::errors::ApiError;
 use crate::json_syntax;
+use crate::outcome::Stop;
 use crate::query::Query;
 use crate::routes;
 
@@ -49,6 +49,6 @@ pub fn values<'a>(
 
 /// Runs `call` with `values` for a request whose client is `client` (abandoned if it goes before
 /// the call starts).
-pub async fn call(db: &Database, call: &Call, values: &Values<'_>, client: &ClientWatch) -> Result<Answer, ApiError> {
+pub async fn call(db: &Database, call: &Call, values: &Values<'_>, client: &ClientWatch) -> Result<Answer, Stop> {
     db.call(routes::statement(call), &call.bind(values), client).await
 }
