@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The database test layer: a fresh database, migrated by the binary exactly as in production, then
-# the `tests` helper schema (pgtap/tests_schema.sql), every pgTAP file of sql/tests through pg_prove,
+# the `tests` helper schema (pgtap/tests_schema/, its parts checked against their index), every pgTAP file of sql/tests through pg_prove,
 # plpgsql_check over every PL/pgSQL function of the project's schemas, and the scan guard
 # (pgtap/scan_guard.sql: no statement inside a function filters a table by a function call per row).
 # Then the files that judge request bodies run again in a second database whose locale and default collation are en_US.UTF-8:
@@ -26,13 +26,36 @@ cleanup() {
 }
 trap cleanup EXIT
 
+helpers="$root/pgtap/tests_schema"
+parts=("$helpers"/[0-9][0-9]-*.sql)
+
+# The index (tests_schema/README.md) lists under each part exactly the helpers the part creates.
+check_helper_index() {
+    local part name listed made
+    for part in "${parts[@]}"; do
+        name=$(basename "$part")
+        listed=$(awk -v part="## $name" '/^## /{on = ($0 == part)} on && /^- `/{gsub(/[-` ]/, ""); print}' \
+            "$helpers/README.md")
+        made=$(sed -n 's/^CREATE FUNCTION tests\.\([a-z_0-9]*\).*/\1/p' "$part")
+        if [ "$listed" != "$made" ]; then
+            echo "pgtap/tests_schema/README.md does not list what $name creates, in its order:" >&2
+            diff <(echo "$listed") <(echo "$made") >&2 || true
+            exit 1
+        fi
+    done
+    if [ "$(grep -c '^## ' "$helpers/README.md")" != "${#parts[@]}" ]; then
+        echo "pgtap/tests_schema/README.md indexes a part that is not there, or misses one" >&2
+        exit 1
+    fi
+}
+
 # prepare <database> [CREATE DATABASE options]: created, migrated, the helper schema loaded.
 prepare() {
     local name=$1
     shift
     psql "$admin" -qXc "CREATE DATABASE $name $*" >/dev/null
     DATABASE_URL=$("$cluster" url "$name") LOG_LEVEL=warn "$bin" migrate
-    psql "$("$cluster" url "$name")" -qX -v ON_ERROR_STOP=1 -f "$root/pgtap/tests_schema.sql" >/dev/null
+    psql "$("$cluster" url "$name")" -qX -v ON_ERROR_STOP=1 "${parts[@]/#/-f}" >/dev/null
 }
 
 prove() {
@@ -41,6 +64,7 @@ prove() {
     pg_prove --dbname "$name" --host 127.0.0.1 --port "${PG_PORT:-15432}" --username postgres "$@"
 }
 
+check_helper_index
 prepare "$db"
 if [ $# -gt 0 ]; then
     prove "$db" "$@"

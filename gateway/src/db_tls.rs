@@ -234,7 +234,8 @@ const UNSUPPORTED: [&str; 8] = [
 /// Takes `sslmode` and `sslrootcert` out of `url`, reading it the way tokio-postgres does, so that
 /// what it gets is the rest, unchanged: URL parameters are percent-decoded, key=value values may be
 /// quoted and backslash-escaped. The last of a key given twice wins, as in libpq and tokio-postgres.
-/// Anything malformed is left in place for tokio-postgres to refuse.
+/// Anything malformed is left in place for tokio-postgres to refuse. (Its own reader is private
+/// and refuses both keys, so these two are read here, and only these.)
 fn split(url: &str) -> Result<Split, String> {
     let mut found = Split { rest: String::new(), sslmode: None, sslrootcert: None };
     let mut keep = |key: &str, value: String| -> Result<bool, String> {

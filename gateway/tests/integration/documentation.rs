@@ -3,7 +3,8 @@
 //! a heading finds that heading), no link leaves the repository, every `make` target named exists,
 //! the settings table is the settings record's (every setting read is a row with the default
 //! `ingest config` prints, every row is read), and the error table a client reads is the
-//! document's list of codes. The table of codes as the SQL raises them is held by
+//! document's list of codes, and the metrics table is what the process registers, each with its
+//! type. The table of codes as the SQL raises them is held by
 //! [`crate::error_codes`].
 
 use std::collections::BTreeSet;
@@ -291,4 +292,63 @@ fn the_error_table_is_the_documents_list_of_error_codes() {
     let listed: BTreeSet<(u16, String)> =
         gateway::openapi::ERROR_CODES.iter().map(|(status, code, _)| (*status, code.to_string())).collect();
     assert_eq!(table, listed, "docs/reference/errors.md's table against openapi::ERROR_CODES");
+}
+
+#[test]
+fn the_metrics_table_holds_every_metric_the_process_registers_with_its_type_and_nothing_else() {
+    use gateway::db::metrics::{CallOutcome, DbMetrics};
+    use gateway::metrics::Metrics;
+    use gateway::ratelimit::BucketKind;
+    use gateway::standby::metrics::{Fallback, StandbyMetrics, WritersPublished};
+    use gateway::webhooks::metrics::{AttemptOutcome, Backlog, WebhookMetrics};
+    // Everything `ingest serve` can register: the gateway's, a standby's and the worker's, each
+    // family with a sample (a family without one is not written out).
+    let (primary, standby_pool) = (DbMetrics::default(), DbMetrics::default());
+    let (standby, webhooks) = (StandbyMetrics::new(&standby_pool), WebhookMetrics::default());
+    let mut metrics = Metrics::gateway(&primary);
+    metrics.add_standby(&standby);
+    metrics.add_webhooks(&webhooks);
+    let moment = std::time::Duration::from_millis(1);
+    metrics.http.request(Some("/ping"), &http::Method::PUT, 413, moment);
+    metrics.rate_limits.refused(BucketKind::Reads);
+    for pool in [&primary, &standby_pool] {
+        pool.call(CallOutcome::Ok, moment);
+    }
+    standby.fell_back(Fallback::Lagging);
+    standby.published(WritersPublished::Made);
+    webhooks.attempt(AttemptOutcome::Delivered, "none", moment);
+    webhooks.backlog(&Backlog::default(), 1.0);
+    // Named as scraped: a counter's samples carry `_total`.
+    let registered: BTreeSet<(String, String)> = metrics
+        .render()
+        .lines()
+        .filter_map(|line| line.strip_prefix("# TYPE "))
+        .map(|line| {
+            let (name, kind) = line.split_once(' ').unwrap();
+            let name = if kind == "counter" { format!("{name}_total") } else { name.to_string() };
+            (name, kind.to_string())
+        })
+        .collect();
+    let rows = table_rows("docs/reference/metrics.md", "## Metrics");
+    // (the standby's pool has one row for all its metrics, and no type of its own)
+    let kind_of = |cells: &Vec<String>| if cells[0].ends_with("*`") { String::new() } else { cells[1].clone() };
+    let documented: BTreeSet<(String, String)> =
+        rows.iter().map(|cells| (cells[0].trim_matches('`').to_string(), kind_of(cells))).collect();
+    assert_eq!(documented.len(), rows.len(), "a metric has two rows");
+    // The standby's pool metrics are named as the primary's.
+    let as_documented = |(name, kind): &(String, String)| match name.strip_prefix("ingest_standby_db_") {
+        Some(rest) => {
+            assert!(documented.contains(&(format!("ingest_db_{rest}"), kind.clone())), "{name}: as ingest_db_{rest}");
+            ("ingest_standby_db_*".to_string(), String::new())
+        }
+        None => (name.clone(), kind.clone()),
+    };
+    let registered: BTreeSet<(String, String)> = registered.iter().map(as_documented).collect();
+    let unregistered: Vec<_> = documented.difference(&registered).collect();
+    let undocumented: Vec<_> = registered.difference(&documented).collect();
+    assert!(
+        unregistered.is_empty(),
+        "docs/reference/metrics.md lists what the process never registers: {unregistered:?}"
+    );
+    assert!(undocumented.is_empty(), "registered but not in docs/reference/metrics.md (name, type): {undocumented:?}");
 }

@@ -18,7 +18,8 @@ use std::time::{Duration, Instant};
 
 use uuid::Uuid;
 
-use super::{free_port, run, running_as_root, try_connect};
+use super::cluster::{run, running_as_root};
+use super::{free_port, try_connect};
 
 /// Debian's binaries.
 const PG_BIN: &str = "/usr/lib/postgresql/15/bin";
