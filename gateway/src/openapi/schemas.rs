@@ -9,7 +9,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::registry::{self, Field};
+use crate::registry::{self, LotField};
 
 /// Every schema of `components.schemas`.
 pub fn all() -> Map<String, Value> {
@@ -77,7 +77,7 @@ struct Forms {
 
 impl Forms {
     fn new() -> Forms {
-        let class = registry::white_space_class();
+        let class = registry::WHITE_SPACE_CLASS;
         Forms { not_blank: format!("[^{class}]"), white_space: format!("[{class}]*") }
     }
 
@@ -93,16 +93,16 @@ impl Forms {
     }
 
     /// What the write body takes for a lot field, by its kind (app.lot_from_body, app.json_field).
-    fn lot_input(&self, field: &Field) -> Value {
-        let max = field.number("max_value");
-        match field.kind() {
-            "text" => self.text(max, !field.flag("required")),
+    fn lot_input(&self, field: &LotField) -> Value {
+        let max = field.max_value;
+        match field.kind {
+            "text" => self.text(max, !field.required),
             "zone" => {
                 json!({ "type": "string", "minLength": 1, "maxLength": integer(max), "examples": ["Europe/London"] })
             }
-            "choice" => json!({ "type": "string", "enum": field.list("choices") }),
+            "choice" => json!({ "type": "string", "enum": field.choices }),
             "boolean" => json!({ "type": "boolean" }),
-            "integer" => integer_form(field),
+            "integer" => integer_form(field.min_value, field.max_value),
             "coordinate" => coordinate_input(field),
             "country" => json!({
                 "type": "string",
@@ -112,7 +112,7 @@ impl Forms {
             "choice_set" => json!({
                 "type": "array",
                 "maxItems": integer(max),
-                "items": { "type": "string", "enum": field.list("choices") },
+                "items": { "type": "string", "enum": field.choices },
             }),
             "arrival" => arrival(),
             "media" => media(),
@@ -122,11 +122,11 @@ impl Forms {
     }
 
     /// What the lot's read form holds for a field, by its kind (app.lot_read_form).
-    fn lot_output(&self, field: &Field) -> Value {
-        match field.kind() {
-            "text" => self.text(field.number("max_value"), true),
+    fn lot_output(&self, field: &LotField) -> Value {
+        match field.kind {
+            "text" => self.text(field.max_value, true),
             "zone" => {
-                json!({ "type": "string", "maxLength": integer(field.number("max_value")), "examples": ["Europe/London"] })
+                json!({ "type": "string", "maxLength": integer(field.max_value), "examples": ["Europe/London"] })
             }
             "coordinate" => {
                 json!({ "type": "string", "pattern": "^-?[0-9]+(?:\\.[0-9]{1,6})?$", "examples": ["51.5"] })
@@ -135,8 +135,8 @@ impl Forms {
             "choice_set" => json!({
                 "type": "array",
                 "uniqueItems": true,
-                "maxItems": integer(field.number("max_value")),
-                "items": { "type": "string", "enum": field.list("choices") },
+                "maxItems": integer(field.max_value),
+                "items": { "type": "string", "enum": field.choices },
             }),
             "arrival" => arrival(),
             "media" => media(),
@@ -156,12 +156,12 @@ fn decimal(bound: &str) -> Value {
 }
 
 /// A JSON number of integral value (12 and 12.0 alike) within the field's bounds.
-fn integer_form(field: &Field) -> Value {
+fn integer_form(min: Option<&str>, max: Option<&str>) -> Value {
     let mut schema = json!({ "type": "integer" });
-    if let Some(min) = field.number("min_value") {
+    if let Some(min) = min {
         schema["minimum"] = integer(Some(min));
     }
-    if let Some(max) = field.number("max_value") {
+    if let Some(max) = max {
         schema["maximum"] = integer(Some(max));
     }
     schema
@@ -169,9 +169,9 @@ fn integer_form(field: &Field) -> Value {
 
 /// The decimal strings app.json_decimal reads (`-?digits[.digits]`, at most 100 characters), whose
 /// value is within ±bound.
-fn coordinate_input(field: &Field) -> Value {
-    let bound: u64 = field.number("max_value").and_then(|b| b.parse().ok()).expect("a whole-degree bound");
-    assert_eq!(field.number("min_value"), Some(format!("-{bound}").as_str()), "a coordinate's range is ±bound");
+fn coordinate_input(field: &LotField) -> Value {
+    let bound: u64 = field.max_value.and_then(|b| b.parse().ok()).expect("a whole-degree bound");
+    assert_eq!(field.min_value, Some(format!("-{bound}").as_str()), "a coordinate's range is ±bound");
     let pattern = format!("^-?0*(?:(?:{})(?:\\.[0-9]+)?|{bound}(?:\\.0+)?)$", integer_up_to(bound - 1));
     json!({
         "anyOf": [
@@ -333,10 +333,9 @@ fn media() -> Value {
 }
 
 /// The description a client reads: the registry's, and whether a change voids a review.
-fn lot_description(field: &Field) -> String {
-    let reviewed =
-        if field.flag("reviewed") { " Reviewed: a change voids a pending or approved listing review." } else { "" };
-    format!("{}{reviewed}", field.description())
+fn lot_description(field: &LotField) -> String {
+    let reviewed = if field.reviewed { " Reviewed: a change voids a pending or approved listing review." } else { "" };
+    format!("{}{reviewed}", field.description)
 }
 
 const CANCELLATION_DESCRIPTION: &str = "The operator's own cancellation policy: all three keys or none \
@@ -347,7 +346,6 @@ const CANCELLATION_DESCRIPTION: &str = "The operator's own cancellation policy: 
 
 /// LotWriteBody, Lot, LotListEntry, CancellationInput and Cancellation, from app.lot_fields.
 fn lot_schemas(forms: &Forms, schemas: &mut Map<String, Value>) {
-    let fields = registry::lot_fields();
     let (mut input, mut output) = (Map::new(), Map::new());
     let (mut cancellation_input, mut cancellation_output) = (Map::new(), Map::new());
     let mut required = Vec::new();
@@ -360,25 +358,23 @@ fn lot_schemas(forms: &Forms, schemas: &mut Map<String, Value>) {
         ),
     );
     output.insert("external_id".into(), json!({ "type": "string", "description": "Your id of the lot." }));
-    for field in &fields {
+    for field in registry::LOT_FIELDS {
         let description = lot_description(field);
-        let body_path = field.list("body_path");
-        let path: Vec<&str> = body_path.iter().map(String::as_str).collect();
         let (write, read) = (forms.lot_input(field), forms.lot_output(field));
-        let null_when_unset = !field.flag("required") && field.json("default_value").is_none();
-        match path.as_slice() {
+        let null_when_unset = !field.required && field.default_value.is_none();
+        match field.body_path {
             [key] => {
-                if field.flag("required") {
+                if field.required {
                     required.push(key.to_string());
                 }
-                input.insert(key.to_string(), described_maybe_null(write, &description, !field.flag("required")));
+                input.insert(key.to_string(), described_maybe_null(write, &description, !field.required));
                 output.insert(key.to_string(), described_maybe_null(read, &description, null_when_unset));
             }
             ["cancellation", key] => {
-                cancellation_input.insert(key.to_string(), nullable(write, field.description()));
-                cancellation_output.insert(key.to_string(), described(read, field.description()));
+                cancellation_input.insert(key.to_string(), nullable(write, field.description));
+                cancellation_output.insert(key.to_string(), described(read, field.description));
             }
-            _ => panic!("app.lot_fields: no place in the document for {path:?}"),
+            path => panic!("app.lot_fields: no place in the document for {path:?}"),
         }
     }
     input.insert("cancellation".into(), nullable(reference("CancellationInput"), CANCELLATION_DESCRIPTION));
@@ -411,10 +407,10 @@ fn rates_schemas(schemas: &mut Map<String, Value>) {
         "channel".into(),
         json!({ "type": "string", "const": "marketplace", "description": "The price channel: always the marketplace." }),
     );
-    for field in registry::rates_fields() {
-        let description = field.description();
-        let money = || money_input(field.number("max_value").expect("money has a most"));
-        let (write, read, read_nullable) = match field.kind() {
+    for field in registry::RATES_FIELDS {
+        let description = field.description;
+        let money = || money_input(field.max_value.expect("money has a most"));
+        let (write, read, read_nullable) = match field.kind {
             "price" => (money(), money_output(), false),
             "money" => (money(), money_output(), true),
             "currency" => (
@@ -426,9 +422,9 @@ fn rates_schemas(schemas: &mut Map<String, Value>) {
             "date" => (date(None), date(None), true),
             kind => panic!("app.rates_fields: no form for the kind {kind}"),
         };
-        input.insert(field.name().into(), nullable(write, description));
-        if field.flag("stored") {
-            output.insert(field.name().into(), described_maybe_null(read, description, read_nullable));
+        input.insert(field.name.into(), nullable(write, description));
+        if field.stored {
+            output.insert(field.name.into(), described_maybe_null(read, description, read_nullable));
         }
     }
     let write_body = closed_object(
@@ -445,31 +441,27 @@ fn rates_schemas(schemas: &mut Map<String, Value>) {
 
 /// BlockedPeriodsWriteBody, BlockedPeriodInput and BlockedPeriod, from app.blocked_period_fields.
 fn blocked_period_schemas(forms: &Forms, schemas: &mut Map<String, Value>) {
-    let fields = registry::blocked_period_fields();
     let (mut input, mut output, mut required) = (Map::new(), Map::new(), Vec::new());
     let mut list = None;
-    for field in &fields {
-        let description = field.description();
-        let schema = match field.kind() {
+    for field in registry::BLOCKED_PERIOD_FIELDS {
+        let description = field.description;
+        let schema = match field.kind {
             "list" => {
                 list = Some(field);
                 continue;
             }
             "date" => {
-                let year = |column: &str| -> u32 {
-                    let day = field.text(column).expect("a date's bound");
-                    day[..4].parse().expect("a year")
-                };
-                assert!(field.text("first_day").unwrap().ends_with("-01-01"), "a date's range is whole years");
-                assert!(field.text("last_day").unwrap().ends_with("-12-31"), "a date's range is whole years");
-                date(Some((year("first_day"), year("last_day"))))
+                let (first, last) = (field.first_day.expect("a date's bound"), field.last_day.expect("a date's bound"));
+                assert!(first.ends_with("-01-01") && last.ends_with("-12-31"), "a date's range is whole years");
+                let year = |day: &str| -> u32 { day[..4].parse().expect("a year") };
+                date(Some((year(first), year(last))))
             }
-            "text" => forms.text(field.number("max_value"), false),
+            "text" => forms.text(field.max_value.map(|most| most.to_string()).as_deref(), false),
             "count" => json!({ "type": "integer", "minimum": 0 }),
             kind => panic!("app.blocked_period_fields: no form for the kind {kind}"),
         };
-        let (name, null_allowed) = (field.name().to_string(), !field.flag("required"));
-        if field.flag("in_body") {
+        let (name, null_allowed) = (field.name.to_string(), !field.required);
+        if field.in_body {
             if !null_allowed {
                 required.push(name.clone());
             }
@@ -491,9 +483,9 @@ fn blocked_period_schemas(forms: &Forms, schemas: &mut Map<String, Value>) {
         "blocked_periods".into(),
         json!({
             "type": "array",
-            "maxItems": integer(list.number("max_value")),
+            "maxItems": list.max_value,
             "items": reference("BlockedPeriodInput"),
-            "description": list.description(),
+            "description": list.description,
         }),
     );
     let write_body = closed_object(
@@ -508,11 +500,11 @@ fn blocked_period_schemas(forms: &Forms, schemas: &mut Map<String, Value>) {
 /// Booking, from app.booking_fields.
 fn booking_schemas(schemas: &mut Map<String, Value>) {
     let mut properties = Map::new();
-    for field in registry::booking_fields() {
-        let schema = match field.kind() {
+    for field in registry::BOOKING_FIELDS {
+        let schema = match field.kind {
             "text" => json!({ "type": "string" }),
             "integer" => json!({ "type": "integer", "minimum": 1 }),
-            "choice" => json!({ "type": "string", "enum": field.list("choices") }),
+            "choice" => json!({ "type": "string", "enum": field.choices }),
             "currency" => json!({ "type": "string", "pattern": "^[A-Z]{3}$", "examples": ["EUR"] }),
             "money" => money_output(),
             "local_date_time" => json!({
@@ -531,8 +523,7 @@ fn booking_schemas(schemas: &mut Map<String, Value>) {
             "text_list" => json!({ "type": "array", "items": { "type": "string" } }),
             kind => panic!("app.booking_fields: no form for the kind {kind}"),
         };
-        properties
-            .insert(field.name().into(), described_maybe_null(schema, field.description(), field.flag("nullable")));
+        properties.insert(field.name.into(), described_maybe_null(schema, field.description, field.nullable));
     }
     schemas.insert(
         "Booking".into(),
@@ -546,16 +537,16 @@ fn answer_schemas(schemas: &mut Map<String, Value>) {
         complete_object(properties.as_object().cloned().unwrap_or_default(), description)
     };
     // `changed`: the registry's names that differ, in its order
-    let changed = |fields: Vec<Field>| {
-        let names: Vec<String> = fields.iter().map(|f| format!("`{}`", f.name())).collect();
+    let changed = |names: Vec<&str>| {
+        let names: Vec<String> = names.iter().map(|name| format!("`{name}`")).collect();
         json!({
             "type": "array",
             "items": { "type": "string" },
             "description": format!("The fields that actually differ, in this order: {}. Empty on unchanged.", names.join(", ")),
         })
     };
-    let lot_changed = changed(registry::lot_fields());
-    let rates_changed = changed(registry::rates_fields().into_iter().filter(|f| f.flag("stored")).collect());
+    let lot_changed = changed(registry::LOT_FIELDS.iter().map(|f| f.name).collect());
+    let rates_changed = changed(registry::RATES_FIELDS.iter().filter(|f| f.stored).map(|f| f.name).collect());
     let result = json!({
         "type": "string",
         "enum": ["created", "updated", "unchanged"],
@@ -767,8 +758,8 @@ mod tests {
 
     #[test]
     fn coordinates_take_decimal_strings_within_their_range() {
-        let latitude = registry::lot_fields().into_iter().find(|f| f.name() == "latitude").unwrap();
-        let pattern = coordinate_input(&latitude)["anyOf"][1]["pattern"].as_str().unwrap().to_string();
+        let latitude = registry::LOT_FIELDS.iter().find(|f| f.name == "latitude").unwrap();
+        let pattern = coordinate_input(latitude)["anyOf"][1]["pattern"].as_str().unwrap().to_string();
         for (text, taken) in [
             ("51.5", true),
             ("-90", true),

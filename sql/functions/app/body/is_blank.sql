@@ -1,18 +1,4 @@
--- White space, named here rather than left to the database's locale (whose [:space:] and \s vary):
--- ASCII white space, NEL, no-break and the other Unicode spaces, line and paragraph separators, and
--- the byte-order mark. As a regular-expression bracket expression's contents.
-CREATE OR REPLACE FUNCTION app.white_space_class()
-RETURNS text
-LANGUAGE sql
-IMMUTABLE
-PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
-AS $$
-    SELECT ' \t\n\r\f\v\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff';
-$$;
-REVOKE ALL ON FUNCTION app.white_space_class() FROM PUBLIC;
-
--- Blank: empty, or nothing but white space.
+-- Blank: empty, or nothing but white space (app.white_space_class: sql/registry/constants.toml).
 CREATE OR REPLACE FUNCTION app.is_blank(p_text text)
 RETURNS boolean
 LANGUAGE sql
