@@ -61,7 +61,9 @@ prepare() {
 prove() {
     local name=$1
     shift
-    pg_prove --dbname "$name" --host 127.0.0.1 --port "${PG_PORT:-15432}" --username postgres "$@"
+    local port
+    port=$("$cluster" url | sed 's|.*:\([0-9]*\)/.*|\1|')
+    pg_prove --dbname "$name" --host 127.0.0.1 --port "$port" --username postgres "$@"
 }
 
 check_helper_index

@@ -19,14 +19,16 @@
 #
 # The cluster listens on 127.0.0.1:$PG_PORT (default 15432: below the kernel's ephemeral port range,
 # 32768-60999 on Linux, so no client connection's own port can ever take it while the server is
-# down) and on a socket under .pg/run, with trust
-# authentication: loopback only, for local development and tests. initdb refuses to run as root, so
-# as root the cluster belongs to the `postgres` OS user.
+# down) and on a socket under .pg/run, with trust authentication: loopback only, for local
+# development and tests. The port it was last started on is kept in .pg/port and is the default
+# from then on, so `url` (make demo-booking, make hints-up, the tests) finds the cluster that
+# `PG_PORT=… make run` started without being told again. initdb refuses to run as root, so as root
+# the cluster belongs to the `postgres` OS user.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 pg_dir="$root/.pg"
-port="${PG_PORT:-15432}"
+port="${PG_PORT:-$(cat "$pg_dir/port" 2>/dev/null || echo 15432)}"
 standby_dir="$pg_dir/standby"
 standby_port="${PG_STANDBY_PORT:-15433}"   # below the ephemeral range too
 bin="/usr/lib/postgresql/15/bin"
@@ -125,13 +127,20 @@ start() {
     install
     create
     if pg_ctl -D "$pg_dir/data" status >/dev/null 2>&1; then
-        [ "$(cat "$malloc_marker" 2>/dev/null)" = "$(server_identity)" ] && return 0
-        echo "restarting the development cluster: started without its allocator settings" >&2
+        if [ "$(as_owner sed -n '4p' "$pg_dir/data/postmaster.pid")" != "$port" ]; then
+            echo "restarting the development cluster on port $port" >&2
+        elif [ "$(cat "$malloc_marker" 2>/dev/null)" != "$(server_identity)" ]; then
+            echo "restarting the development cluster: started without its allocator settings" >&2
+        else
+            echo "$port" >"$pg_dir/port"
+            return 0
+        fi
         stop
     fi
     # The port on the command line: a cluster made when the default port was another keeps working.
     pg_ctl -D "$pg_dir/data" -l "$pg_dir/server.log" -o "-p $port" -w -t 60 start >/dev/null
     mark_started
+    echo "$port" >"$pg_dir/port"
     as_owner "$bin/psql" -h "$pg_dir/run" -p "$port" -U postgres -d postgres -Atqc \
         "SELECT 1 FROM pg_database WHERE datname = 'ingest'" | grep -q 1 ||
         as_owner "$bin/createdb" -h "$pg_dir/run" -p "$port" -U postgres ingest

@@ -66,11 +66,14 @@ SQL
         "$dir/venv/bin/pip" install -q -r "$root/gateway/examples/requirements.txt"
     fi
 
+    # (on the addresses make run served last; the cluster's port the cluster itself remembers)
+    local served
+    served=$(cat "$root/.pg/listen" 2>/dev/null || true)
     cat <<EOT
 Hints go to https://$name/booking-changed, which this machine's hosts file sends to $address.
 1. The service, with the staging settings (stop a running make run first):
 
-  WEBHOOK_PUBLIC_RANGES=127.0.0.0/8 WEBHOOK_EXTRA_ROOTS=$dir/ca.pem make run
+  ${served:+$served }WEBHOOK_PUBLIC_RANGES=127.0.0.0/8 WEBHOOK_EXTRA_ROOTS=$dir/ca.pem make run
 
 2. In a second shell, with BASE and TOKEN exported as make run printed them, the example receiver
    (port 443: as root, or after sudo sysctl net.ipv4.ip_unprivileged_port_start=443):

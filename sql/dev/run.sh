@@ -21,6 +21,9 @@ worker_url="${DATABASE_URL:-$("$cluster" url ingest webhook_worker)}"
 DATABASE_URL="$url" LOG_LEVEL=warn "$bin" migrate
 psql "$url" -qX -v base_url="http://$listen$base_path" -f "$root/sql/dev/demo.sql"
 admin="${ADMIN_LISTEN_ADDR:-127.0.0.1:8081}"
+# The addresses served, for the commands that print a make run of their own (make hints-up).
+mkdir -p "$root/.pg"
+echo "LISTEN_ADDR=$listen ADMIN_LISTEN_ADDR=$admin" >"$root/.pg/listen"
 echo "Serving (Ctrl-C stops):"
 echo "  API         http://$listen$base_path   (reference: http://$listen${base_path%/v1}/docs)"
 echo "  admin       http://$admin   (/livez, /readyz, /metrics)"
