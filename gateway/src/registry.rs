@@ -21,7 +21,8 @@ mod tests {
 
     #[test]
     fn every_field_has_a_name_a_kind_and_a_description_and_names_are_unique() {
-        let registries: [(&str, Vec<(&str, &str, &str)>); 4] = [
+        type Summary = Vec<(&'static str, &'static str, &'static str)>;
+        let registries: [(&str, Summary); 4] = [
             ("lot", LOT_FIELDS.iter().map(|f| (f.name, f.kind, f.description)).collect()),
             ("rates", RATES_FIELDS.iter().map(|f| (f.name, f.kind, f.description)).collect()),
             ("blocked period", BLOCKED_PERIOD_FIELDS.iter().map(|f| (f.name, f.kind, f.description)).collect()),
