@@ -5,7 +5,8 @@
 //! both sides: each `<name>.toml` of fields becomes the PL/pgSQL function `app.<name>()` (applied
 //! with the function files) and a typed Rust static (`$OUT_DIR/registry.rs`, included by
 //! `src/registry.rs`), so the database and the gateway read one list, and a column the Rust side
-//! misspells does not compile. `constants.toml` becomes one SQL function and one Rust `const` each.
+//! misspells does not compile. `constants.toml` becomes one SQL function and one Rust `const` each;
+//! `error_codes.toml` the Rust table of error codes.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -45,10 +46,13 @@ fn main() {
         let table: toml::Table = text.parse().unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
         let source = format!("sql/registry/{stem}.toml");
-        let functions = if stem == "constants" {
-            constants(&table, &source, &mut rust)
-        } else {
-            vec![fields(&table, &source, &mut rust)]
+        let functions = match stem.as_str() {
+            "constants" => constants(&table, &source, &mut rust),
+            "error_codes" => {
+                error_codes(&table, &source, &mut rust);
+                Vec::new()
+            }
+            _ => vec![fields(&table, &source, &mut rust)],
         };
         for (name, sql_text) in functions {
             let file = rendered.join(format!("{name}.sql"));
@@ -204,6 +208,37 @@ fn constants(table: &toml::Table, source: &str, rust: &mut String) -> Vec<(Strin
         writeln!(rust, "{doc}/// (`{function}()`, {source}.)\npub const {rust_name}: &str = {value:?};\n").unwrap();
     }
     functions
+}
+
+/// `error_codes.toml`: the Rust static `ERROR_CODES` (the SQL raises its codes as literals, which
+/// `tests/integration/error_codes.rs` holds against it).
+fn error_codes(table: &toml::Table, source: &str, rust: &mut String) {
+    writeln!(
+        rust,
+        "/// An error code a client of the API can see ({source}).\n\
+         #[derive(Clone, Copy, Debug, PartialEq, Eq)]\npub struct ErrorCode {{\n    pub status: u16,\n    \
+         pub code: &'static str,\n    pub meaning: &'static str,\n    pub when: &'static str,\n    \
+         pub retry: &'static str,\n    pub example_field: Option<&'static str>,\n}}\n"
+    )
+    .unwrap();
+    writeln!(rust, "/// Every error code of the API, in the order of the contract's table ({source}).").unwrap();
+    writeln!(rust, "pub static ERROR_CODES: &[ErrorCode] = &[").unwrap();
+    for code in table["code"].as_array().unwrap_or_else(|| panic!("{source}: no [[code]]")) {
+        let code = code.as_table().expect("a code is a table");
+        let status = code.get("status").and_then(toml::Value::as_integer).expect("a status");
+        let name = text(code, "code", source);
+        assert!(name.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'), "{source}: {name} is not a code");
+        let example_field = code.get("example_field").map(|field| field.as_str().expect("a field name"));
+        writeln!(
+            rust,
+            "    ErrorCode {{ status: {status}, code: {name:?}, meaning: {:?}, when: {:?}, retry: {:?}, example_field: {example_field:?} }},",
+            text(code, "meaning", source),
+            text(code, "when", source),
+            text(code, "retry", source),
+        )
+        .unwrap();
+    }
+    writeln!(rust, "];\n").unwrap();
 }
 
 fn text(table: &toml::Table, key: &str, source: &str) -> String {

@@ -16,6 +16,7 @@ pub mod schemas;
 use serde_json::{json, Map, Value};
 
 use crate::query::Rule;
+use crate::registry::{ErrorCode, ERROR_CODES};
 use crate::routes::{Operation, RouteSpec, ROUTES};
 use schemas::reference;
 
@@ -28,37 +29,6 @@ pub fn root(base_path: &str) -> &str {
 pub fn path(base_path: &str) -> String {
     format!("{}/openapi.json", root(base_path))
 }
-
-/// Every error code of the spec with its HTTP status and meaning: the error table, once.
-pub const ERROR_CODES: &[(u16, &str, &str)] = &[
-    (401, "unauthorized", "The uniform credential refusal: no or an unparseable header, an unknown key, a wrong secret, a revoked or expired credential or a suspended account, a missing scope, or (routes under a lot) a lot that is not yours. Use GET /ping to diagnose a credential."),
-    (404, "not_found", "No such route (never an answer about a resource)."),
-    (405, "method_not_allowed", "Wrong verb; the `Allow` header lists the path's verbs."),
-    (409, "conflict", "A write collided with another at once (on the lot route: two pushes created the same external_id). Retry after `Retry-After`."),
-    (413, "payload_too_large", "Body over 64 KiB."),
-    (415, "unsupported_media_type", "Content-Type was not application/json (a charset parameter may only be utf-8)."),
-    (422, "invalid_json", "Body not parseable, or arrays and objects nested deeper than 10 000 levels."),
-    (422, "invalid_body", "Well-formed but a wrong shape or an unusable value: a money value with a third non-zero decimal, the media rule, a body external_id that is not the path's, a key given twice, a \\u0000 or a lone surrogate, a number written with an exponent beyond ±20."),
-    (422, "missing_field", "A required field is absent (a blank name counts as absent)."),
-    (422, "unknown_field", "An unrecognised field."),
-    (422, "field_belongs_to_another_route", "Currently only `rates` in a lot body: prices are set at PUT /lots/{external_id}/rates."),
-    (422, "invalid_query", "A bad or unknown query parameter, an oversized limit, a bad dry_run."),
-    (422, "invalid_cursor", "A `since` token the service did not issue (or issued to another operator)."),
-    (422, "too_many_lots", "An array body: one request, one lot."),
-    (422, "invalid_blocked_periods", "An unusable closure entry; `field` names it (`blocked_periods[0].ends_on`)."),
-    (422, "invalid_timezone", "Not an IANA zone or link name."),
-    (422, "invalid_coordinates", "Out of range, not a number, or one coordinate without the other."),
-    (422, "invalid_country_code", "Not an ISO 3166-1 alpha-2 code."),
-    (422, "invalid_stay_bounds", "min_stay_days above max_stay_days."),
-    (422, "incomplete_cancellation_policy", "One or two of the three cancellation keys."),
-    (422, "invalid_price_envelope", "Floor, base and ceiling not in order."),
-    (422, "invalid_first_day_price", "min_first_day_price outside the envelope."),
-    (422, "invalid_validity_window", "valid_to before valid_from."),
-    (422, "currency_is_not_settlement_currency", "The currency is not the operator's settlement currency."),
-    (429, "rate_limited", "Over a rate limit; retry after `Retry-After`."),
-    (500, "internal_error", "Service fault; quote the X-Request-Id."),
-    (503, "try_again", "Transient database condition; retry after `Retry-After`."),
-];
 
 pub fn document(base_path: &str) -> Value {
     let mut paths = Map::new();
@@ -126,7 +96,7 @@ authentications 20 then 1 per 3 s per source address; reads 120 then 2/s per cre
 fn components_schemas() -> Map<String, Value> {
     let mut all = schemas::all();
     let table: Vec<String> =
-        ERROR_CODES.iter().map(|(status, code, meaning)| format!("| {status} | `{code}` | {meaning} |")).collect();
+        ERROR_CODES.iter().map(|code| format!("| {} | `{}` | {} |", code.status, code.code, code.meaning)).collect();
     all.insert(
         "ErrorCode".into(),
         json!({
@@ -135,7 +105,7 @@ fn components_schemas() -> Map<String, Value> {
                 "A stable error code: branch on it. New codes may be added; treat an unknown one as its HTTP status.\n\n| HTTP | error | meaning |\n|---|---|---|\n{}",
                 table.join("\n")
             ),
-            "examples": ERROR_CODES.iter().map(|(_, code, _)| *code).collect::<Vec<_>>(),
+            "examples": ERROR_CODES.iter().map(|code| code.code).collect::<Vec<_>>(),
         }),
     );
     all.insert(
@@ -223,11 +193,12 @@ fn response_headers(status: &str) -> Value {
 fn error_response(status: &str, description: &str, codes: &[&str]) -> Value {
     let mut examples = Map::new();
     for code in codes {
+        let known = error_code(code);
         let mut body = json!({ "error": code });
-        if let Some(field) = example_field(code) {
+        if let Some(field) = known.example_field {
             body["field"] = field.into();
         }
-        examples.insert((*code).into(), json!({ "summary": meaning(code), "value": body }));
+        examples.insert((*code).into(), json!({ "summary": known.meaning, "value": body }));
     }
     json!({
         "description": description,
@@ -236,31 +207,9 @@ fn error_response(status: &str, description: &str, codes: &[&str]) -> Value {
     })
 }
 
-fn meaning(code: &str) -> &'static str {
-    ERROR_CODES.iter().find(|(_, known, _)| *known == code).map_or("", |(_, _, meaning)| meaning)
-}
-
-/// A `field` a refusal with `code` may carry, for the examples.
-fn example_field(code: &str) -> Option<&'static str> {
-    Some(match code {
-        "invalid_query" => "limit",
-        "invalid_cursor" => "since",
-        "invalid_body" => "capacity",
-        "missing_field" => "name",
-        "unknown_field" => "colour",
-        "field_belongs_to_another_route" => "rates",
-        "invalid_blocked_periods" => "blocked_periods[0].ends_on",
-        "invalid_timezone" => "timezone",
-        "invalid_coordinates" => "longitude",
-        "invalid_country_code" => "country_code",
-        "invalid_stay_bounds" => "min_stay_days",
-        "incomplete_cancellation_policy" => "cancellation",
-        "invalid_price_envelope" => "floor_price",
-        "invalid_first_day_price" => "min_first_day_price",
-        "invalid_validity_window" => "valid_to",
-        "currency_is_not_settlement_currency" => "currency",
-        _ => return None,
-    })
+/// The row of `code` in the table of error codes.
+fn error_code(code: &str) -> &'static ErrorCode {
+    ERROR_CODES.iter().find(|known| known.code == code).unwrap_or_else(|| panic!("{code} is not an error code"))
 }
 
 /// The answers every operation shares, and the 404 of a path that is not a route.
@@ -452,7 +401,7 @@ mod tests {
 
     #[test]
     fn invalid_json_states_the_json_readers_nesting_bound() {
-        let (_, _, text) = ERROR_CODES.iter().find(|(_, code, _)| *code == "invalid_json").unwrap();
+        let text = error_code("invalid_json").meaning;
         let bound = crate::json_syntax::MAX_DEPTH.to_string();
         let written = format!("{} {}", &bound[..bound.len() - 3], &bound[bound.len() - 3..]);
         assert!(text.contains(&format!("deeper than {written} levels")), "{text}");
@@ -495,7 +444,7 @@ mod tests {
                 let codes = object["responses"]["422"]["content"]["application/json"]["examples"].as_object().unwrap();
                 assert_eq!(codes.len(), 1 + operation.errors.len());
                 for code in codes.keys() {
-                    assert!(ERROR_CODES.iter().any(|(status, known, _)| *status == 422 && known == code), "{code}");
+                    assert_eq!(error_code(code).status, 422, "{code}");
                 }
                 assert_eq!(object["responses"]["405"]["$ref"], "#/components/responses/MethodNotAllowed");
             }
