@@ -64,6 +64,17 @@ def main(document_path, out_path):
         "",
     ]
     missing, names = [], set()
+
+    def write(examples, stem, where, media_type):
+        """Each example as `export const <stem>_<label>: <media_type> = <example>;`."""
+        for label, example in examples:
+            name = re.sub(r"\W", "_", f"{stem}_{label}")
+            assert name not in names, f"two examples named {name}"
+            names.add(name)
+            lines.append(f"// {where}")
+            lines.append(f"export const {name}: {media_type} = {json.dumps(example, indent=2)};")
+            lines.append("")
+
     for root in ("paths", "webhooks"):
         for key, item in document.get(root, {}).items():
             item = resolve(document, item)
@@ -76,14 +87,9 @@ def main(document_path, out_path):
                     media = resolve(document, response).get("content", {}).get("application/json")
                     if media is None:
                         continue
-                    assert "$ref" in media.get("schema", {}), f"{key} {method} {status}: an answer of a named schema"
-                    for label, example in body_examples(document, media):
-                        name = re.sub(r"\W", "_", f"{stem}_{status}_{label}")
-                        assert name not in names, f"two examples named {name}"
-                        names.add(name)
-                        lines.append(f"// {root} {key} {method} {status}")
-                        lines.append(f"export const {name}: {body_type(media, root, key, method)} = {json.dumps(example, indent=2)};")
-                        lines.append("")
+                    where = f"{root} {key} {method} {status}"
+                    assert "$ref" in media.get("schema", {}), f"{where}: an answer of a named schema"
+                    write(body_examples(document, media), f"{stem}_{status}", where, body_type(media, root, key, method))
                 if "requestBody" not in operation:
                     continue
                 media = resolve(document, operation["requestBody"])["content"].get("application/json")
@@ -94,13 +100,7 @@ def main(document_path, out_path):
                 examples = body_examples(document, media)
                 if not examples:
                     missing.append(f"{where}: no example of its request body")
-                for label, example in examples:
-                    name = re.sub(r"\W", "_", f"{stem}_{label}")
-                    assert name not in names, f"two examples named {name}"
-                    names.add(name)
-                    lines.append(f"// {where}")
-                    lines.append(f"export const {name}: {body_type(media, root, key, method)} = {json.dumps(example, indent=2)};")
-                    lines.append("")
+                write(examples, stem, where, body_type(media, root, key, method))
     for line in missing:
         print(f"ts_examples: {line}", file=sys.stderr)
     if missing or not names:
