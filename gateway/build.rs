@@ -1,7 +1,7 @@
 //! Embeds the SQL: refinery embeds `sql/migrations` itself; this script lists `sql/functions` into
 //! `$OUT_DIR/functions.rs` and makes any change under `sql/` rebuild the binary.
 //!
-//! It also renders the contract's registries, kept as data in `sql/registry/` (see its README), into
+//! It also renders the contract's registries, kept as data in `sql/registry/` (its README), into
 //! both sides: each `<name>.toml` of fields becomes the PL/pgSQL function `app.<name>()` (applied
 //! with the function files) and a typed Rust static (`$OUT_DIR/registry.rs`, included by
 //! `src/registry.rs`), so the database and the gateway read one list, and a column the Rust side
@@ -27,7 +27,8 @@ fn main() {
         .iter()
         .map(|path| {
             println!("cargo:rerun-if-changed={}", path.display());
-            (path.strip_prefix(&root).unwrap().to_string_lossy().into_owned(), path.canonicalize().unwrap())
+            let relative = path.strip_prefix(&root).unwrap().to_string_lossy().into_owned();
+            (format!("sql/functions/{relative}"), path.canonicalize().unwrap())
         })
         .collect();
 
@@ -57,12 +58,15 @@ fn main() {
         for (name, sql_text) in functions {
             let file = rendered.join(format!("{name}.sql"));
             std::fs::write(&file, sql_text).unwrap();
-            entries.push((format!("registry/{name}.sql"), file));
+            entries.push((format!("{source}, rendered as {name}()"), file));
         }
     }
     std::fs::write(out_dir.join("registry.rs"), rust).unwrap();
 
-    let mut out = String::from("/// Every file of `sql/functions`, then the functions rendered from `sql/registry`.\n");
+    let mut out = String::from(
+        "/// Every file of `sql/functions`, then the functions rendered from `sql/registry`, each named by\n\
+         /// where it comes from in the repository.\n",
+    );
     out.push_str("pub const FUNCTION_FILES: &[(&str, &str)] = &[\n");
     for (relative, path) in &entries {
         writeln!(out, "    ({relative:?}, include_str!({path:?})),").unwrap();
@@ -94,7 +98,7 @@ struct Column {
 /// A registry of fields: its function's SQL text (named `app.<stem>`), and its Rust struct and
 /// static appended to `rust`.
 fn fields(table: &toml::Table, source: &str, rust: &mut String) -> (String, String) {
-    let function = text(table, "function", source);
+    let function = identifier(&text(table, "function", source), source);
     let first_ordinal = table.get("first_ordinal").map_or(1, |value| value.as_integer().expect("an integer"));
     let columns: Vec<Column> = table["columns"]
         .as_array()
@@ -108,7 +112,7 @@ fn fields(table: &toml::Table, source: &str, rust: &mut String) -> (String, Stri
                 "{source}: no rendering of the type {kind}"
             );
             Column {
-                name: text(column, "name", source),
+                name: identifier(&text(column, "name", source), source),
                 kind,
                 not_null: column.get("not_null").and_then(toml::Value::as_bool).unwrap_or(false),
             }
@@ -139,7 +143,7 @@ fn fields(table: &toml::Table, source: &str, rust: &mut String) -> (String, Stri
         "-- Rendered by gateway/build.rs from {source}: edit that file.\n\
          CREATE OR REPLACE FUNCTION {function}()\n\
          RETURNS TABLE ({})\n\
-         LANGUAGE plpgsql\nIMMUTABLE\nSET search_path = pg_catalog, pg_temp\nAS $$\nBEGIN\n    RETURN QUERY VALUES\n{};\nEND\n$$;\n\
+         LANGUAGE plpgsql\nIMMUTABLE\nSET search_path = pg_catalog, pg_temp\nAS {BODY_TAG}\nBEGIN\n    RETURN QUERY VALUES\n{};\nEND\n{BODY_TAG};\n\
          REVOKE ALL ON FUNCTION {function}() FROM PUBLIC;\n",
         signature.join(", "),
         values.join(",\n"),
@@ -191,7 +195,13 @@ fn constants(table: &toml::Table, source: &str, rust: &mut String) -> Vec<(Strin
     let mut functions = Vec::new();
     for constant in table["constant"].as_array().unwrap_or_else(|| panic!("{source}: no [[constant]]")) {
         let constant = constant.as_table().expect("a constant is a table");
-        let (function, rust_name) = (text(constant, "function", source), text(constant, "rust", source));
+        only_keys(constant, &["function", "rust", "value", "description"], source);
+        let function = identifier(&text(constant, "function", source), source);
+        let rust_name = text(constant, "rust", source);
+        assert!(
+            rust_name.bytes().all(|b| b.is_ascii_uppercase() || b == b'_'),
+            "{source}: {rust_name} is not a const's name"
+        );
         let (value, description) = (text(constant, "value", source), text(constant, "description", source));
         let comment: String = description.lines().map(|line| format!("-- {line}\n")).collect();
         functions.push((
@@ -199,7 +209,7 @@ fn constants(table: &toml::Table, source: &str, rust: &mut String) -> Vec<(Strin
             format!(
                 "-- Rendered by gateway/build.rs from {source}: edit that file.\n{comment}\
                  CREATE OR REPLACE FUNCTION {function}()\nRETURNS text\nLANGUAGE sql\nIMMUTABLE\nPARALLEL SAFE\n\
-                 SET search_path = pg_catalog, pg_temp\nAS $$\n    SELECT {};\n$$;\n\
+                 SET search_path = pg_catalog, pg_temp\nAS {BODY_TAG}\n    SELECT {};\n{BODY_TAG};\n\
                  REVOKE ALL ON FUNCTION {function}() FROM PUBLIC;\n",
                 quoted(&value)
             ),
@@ -225,6 +235,7 @@ fn error_codes(table: &toml::Table, source: &str, rust: &mut String) {
     writeln!(rust, "pub static ERROR_CODES: &[ErrorCode] = &[").unwrap();
     for code in table["code"].as_array().unwrap_or_else(|| panic!("{source}: no [[code]]")) {
         let code = code.as_table().expect("a code is a table");
+        only_keys(code, &["status", "code", "meaning", "when", "retry", "example_field"], source);
         let status = code.get("status").and_then(toml::Value::as_integer).expect("a status");
         let name = text(code, "code", source);
         assert!(name.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'), "{source}: {name} is not a code");
@@ -250,8 +261,30 @@ fn capitalized(word: &str) -> String {
     chars.next().map(|first| first.to_ascii_uppercase().to_string() + chars.as_str()).unwrap_or_default()
 }
 
+/// The dollar-quote tag of every rendered body: no text of a registry may hold it.
+const BODY_TAG: &str = "$registry$";
+
+/// A text as an SQL literal, inside a body quoted with [`BODY_TAG`].
 fn quoted(text: &str) -> String {
+    assert!(!text.contains(BODY_TAG), "a registry's text holds {BODY_TAG}, which quotes the rendered body");
     format!("'{}'", text.replace('\'', "''"))
+}
+
+/// A function or column name, plain (`app.lot_fields`, `max_value`), as it goes into the SQL.
+fn identifier(name: &str, source: &str) -> String {
+    let plain = |part: &str| {
+        part.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
+            && part.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+    };
+    assert!(name.split('.').all(plain) && name.split('.').count() <= 2, "{source}: {name:?} is not a plain name");
+    name.to_string()
+}
+
+/// Refuses a key the table does not take: a misspelt key would otherwise be dropped in silence.
+fn only_keys(table: &toml::Table, known: &[&str], source: &str) {
+    for key in table.keys() {
+        assert!(known.contains(&key.as_str()), "{source}: {key} is not one of {known:?}");
+    }
 }
 
 /// A numeric value as written: a TOML integer, or a decimal string (a TOML float is refused: it
@@ -261,11 +294,11 @@ fn decimal(value: &toml::Value, source: &str) -> String {
         toml::Value::Integer(number) => number.to_string(),
         toml::Value::String(text) => {
             let digits = text.strip_prefix('-').unwrap_or(text);
+            let all_digits = |part: &str| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
+            let (whole, fraction) = digits.split_once('.').map_or((digits, None), |(w, f)| (w, Some(f)));
             assert!(
-                !digits.is_empty()
-                    && digits.split('.').count() <= 2
-                    && digits.chars().all(|c| c.is_ascii_digit() || c == '.'),
-                "{source}: {text:?} is not a decimal"
+                all_digits(whole) && fraction.is_none_or(all_digits),
+                "{source}: {text:?} is not a decimal (digits, then a point and digits)"
             );
             text.clone()
         }

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The database test layer: a fresh database, migrated by the binary exactly as in production, then
-# the `tests` helper schema (pgtap/tests_schema/, its parts checked against their index), every pgTAP file of sql/tests through pg_prove,
-# plpgsql_check over every PL/pgSQL function of the project's schemas, and the scan guard
-# (pgtap/scan_guard.sql: no statement inside a function filters a table by a function call per row).
-# Then the files that judge request bodies run again in a second database whose locale and default collation are en_US.UTF-8:
-# trimming, "first in byte order" and duplicate keys must not depend on the server's locale.
+# the `tests` helper schema (pgtap/tests_schema/, its parts checked against their index), every
+# pgTAP file of sql/tests through pg_prove, plpgsql_check over every PL/pgSQL function of the
+# project's schemas, and the scan guard (pgtap/scan_guard.sql: no statement inside a function
+# filters a table by a function call per row). Then the files that judge request bodies run again
+# in a second database whose locale and default collation are en_US.UTF-8: trimming, "first in
+# byte order" and duplicate keys must not depend on the server's locale.
 #
 #   pgtap/run.sh [sql/tests/NN-topic.sql ...]      (default: all of sql/tests, then the second pass)
 #

@@ -40,7 +40,9 @@
 //!   database connection (pool, cancel requests, webhook worker, migrate) goes through.
 //! - [`openapi`]: the published OpenAPI 3.1 document, made from the route table and the field
 //!   registries, and the page that renders it (`<root>/docs`).
-//! - [`registry`]: the database's field registries, read off the SQL the binary embeds.
+//! - [`registry`]: the contract's registries (fields, error codes, shared constants), as the build
+//!   renders them from `sql/registry/` into typed statics; the database's functions come from the
+//!   same files.
 //! - [`errors`]: what a refusal is ([`errors::Refusal`]) and the SQLSTATE table: database outcomes
 //!   to HTTP status and error JSON.
 //! - [`response`]: building answers with the headers every answer carries.

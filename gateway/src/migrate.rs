@@ -204,7 +204,7 @@ async fn apply_functions(client: &mut tokio_postgres::Client) -> Result<(), Fail
             .await
             .map_err(|e| Failure::new("functions", &e))?;
         for (name, sql) in &files {
-            transaction.batch_execute(sql).await.map_err(|e| Failure::new(&format!("sql/functions/{name}"), &e))?;
+            transaction.batch_execute(sql).await.map_err(|e| Failure::new(name, &e))?;
         }
         if checks == "off" {
             made = triggers::make_changed(&transaction, &definitions).await?;

@@ -90,7 +90,7 @@ fn creates_a_trigger(line: &str) -> bool {
 
 /// The run's message for a file against the convention: the file, what is wrong, the line.
 fn refusal(file: &str, what: &str, line: &str) -> String {
-    format!("sql/functions/{file}: {what}: {}", line.trim())
+    format!("{file}: {what}: {}", line.trim())
 }
 
 fn plain_name(name: &str) -> bool {
@@ -243,7 +243,7 @@ CREATE OR REPLACE TRIGGER keep BEFORE TRUNCATE ON app.lots FOR EACH STATEMENT EX
     #[test]
     fn a_statement_against_the_convention_is_refused_naming_its_file_not_swallowed() {
         let unqualified = "CREATE OR REPLACE TRIGGER t BEFORE UPDATE ON lots FOR EACH ROW EXECUTE FUNCTION app.f();\n";
-        assert!(split("a.sql", unqualified).unwrap_err().starts_with("sql/functions/a.sql: "));
+        assert!(split("sql/functions/a.sql", unqualified).unwrap_err().starts_with("sql/functions/a.sql: "));
         let unclosed =
             "CREATE OR REPLACE TRIGGER t BEFORE UPDATE ON app.lots\n    FOR EACH ROW EXECUTE FUNCTION app.f()\n";
         assert!(split("b.sql", unclosed).unwrap_err().contains("without its closing"));

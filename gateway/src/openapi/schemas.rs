@@ -114,7 +114,7 @@ impl Forms {
                 "maxItems": integer(max),
                 "items": { "type": "string", "enum": field.choices },
             }),
-            "arrival" => arrival(),
+            "arrival" => arrival(true),
             "media" => media(),
             "money" => money_input(max.expect("money has a most")),
             kind => panic!("app.lot_fields: no form for the kind {kind}"),
@@ -138,7 +138,7 @@ impl Forms {
                 "maxItems": integer(field.max_value),
                 "items": { "type": "string", "enum": field.choices },
             }),
-            "arrival" => arrival(),
+            "arrival" => arrival(false),
             "media" => media(),
             "money" => money_output(),
             _ => self.lot_input(field),
@@ -277,13 +277,18 @@ fn date(years: Option<(u32, u32)>) -> Value {
     })
 }
 
-/// arrival: an object, stored as sent, whose recognised keys are described in the forms the
-/// listing requirement and the marketplace read. The database judges none of them (a member in
-/// another form is stored too, and a client generated from this document would refuse to read it
-/// back): prose is a string or an object of strings keyed by language tag; `transfer` an object of
-/// its own; other keys are kept.
-fn arrival() -> Value {
+/// arrival: an object, stored as sent (the database judges none of its members). The write body
+/// describes each recognised key in the form the listing requirement and the marketplace read, so
+/// a generated client writes that form: prose is a string or an object of strings keyed by language
+/// tag; `transfer` an object of its own. The read form names the same keys but takes any value in
+/// them, since a lot comes back as it was stored, whoever wrote it: a typed read form would let one
+/// lot written in another form stop a generated client reading a whole page. Other keys are kept.
+fn arrival(written: bool) -> Value {
+    let any = |description: &str| json!({ "description": description });
     let prose = |description: &str| {
+        if !written {
+            return any(description);
+        }
         json!({
             "anyOf": [
                 { "type": "string" },
@@ -292,18 +297,23 @@ fn arrival() -> Value {
             "description": description,
         })
     };
-    let transfer = json!({
-        "type": "object",
-        "description": "A shuttle between the lot and what it serves.",
-        "properties": {
-            "line": prose("The shuttle's name or line."),
-            "first": { "type": "string", "description": "The day's first departure, on the lot's clock.", "examples": ["05:00"] },
-            "last": { "type": "string", "description": "The day's last departure, on the lot's clock.", "examples": ["23:30"] },
-            "frequencyMinutes": { "type": "integer", "minimum": 1, "description": "Minutes between departures." },
-            "pickupPoint": prose("Where travellers board."),
-        },
-        "additionalProperties": true,
-    });
+    let transfer_description = "A shuttle between the lot and what it serves.";
+    let transfer = if written {
+        json!({
+            "type": "object",
+            "description": transfer_description,
+            "properties": {
+                "line": prose("The shuttle's name or line."),
+                "first": { "type": "string", "description": "The day's first departure, on the lot's clock.", "examples": ["05:00"] },
+                "last": { "type": "string", "description": "The day's last departure, on the lot's clock.", "examples": ["23:30"] },
+                "frequencyMinutes": { "type": "integer", "minimum": 1, "description": "Minutes between departures." },
+                "pickupPoint": prose("Where travellers board."),
+            },
+            "additionalProperties": true,
+        })
+    } else {
+        any(transfer_description)
+    };
     json!({
         "type": "object",
         "properties": {
