@@ -158,19 +158,20 @@ where
         state.metrics.rate_limits.refused(bucket);
     }
     match fate.answered_mut() {
-        Some(answered) => admission.settle(answered.status(), answered.response.headers_mut()),
+        Some(answered) => {
+            let status = answered.status();
+            let headers = answered.response.headers_mut();
+            admission.settle(status, headers);
+            // An answer that leaves a body unread (404, 405, 413, 429, …) ends the connection, and
+            // says so: a client that reused it would otherwise find it closed under its next request.
+            if announces_body(&parts.headers) && !body_read {
+                headers.insert(CONNECTION, HeaderValue::from_static("close"));
+            }
+            if let Ok(value) = HeaderValue::from_str(&request_id) {
+                headers.insert(REQUEST_ID, value);
+            }
+        }
         None => admission.give_up(),
-    }
-    if let Some(answered) = fate.answered_mut() {
-        let headers = answered.response.headers_mut();
-        // An answer that leaves a body unread (404, 405, 413, 429, …) ends the connection, and
-        // says so: a client that reused it would otherwise find it closed under its next request.
-        if announces_body(&parts.headers) && !body_read {
-            headers.insert(CONNECTION, HeaderValue::from_static("close"));
-        }
-        if let Ok(value) = HeaderValue::from_str(&request_id) {
-            headers.insert(REQUEST_ID, value);
-        }
     }
 
     let elapsed = started.elapsed();
