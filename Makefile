@@ -3,7 +3,7 @@
 #   make run    local cluster under .pg/ (unless DATABASE_URL is set), migrate, seed a demo
 #               operator, print a working credential and curl line, serve on 127.0.0.1:8080
 #   make bench  the gateway and its SQL against PostgreSQL's own limit (wrk, pgbench), written to
-#               bench/RESULTS.md by bench/run.sh (BENCH_DURATION, BENCH_ROUNDS, BENCH_SIZES,
+#               bench/RESULTS.md by bench/driver (BENCH_DURATION, BENCH_ROUNDS, BENCH_SIZES,
 #               BENCH_CONNECTIONS); then `cargo bench` for the pure hot paths
 #   make test   every test layer: rustfmt and clippy, pgTAP (pg_prove, twice for body files: C and
 #               en_US locales), plpgsql_check, cargo tests, the OpenAPI checks, schemathesis, the
@@ -155,8 +155,8 @@ fuzz:
 bench-capacity: deps
 	bench/capacity/run.sh
 
-# The load benchmark (bench/run.sh: wrk against the release gateway, pgbench making the same calls and
+# The load benchmark (bench/driver: wrk against the release gateway, pgbench making the same calls and
 # the plainest SQL returning the same JSON) at two data sizes, then criterion over the pure hot paths.
 bench: deps
-	bench/run.sh
+	cargo run --release --locked -p driver
 	cargo bench --locked -p gateway --bench hot_paths

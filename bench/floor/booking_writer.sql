@@ -3,7 +3,7 @@
 -- as the platform's functions' writes, and every trigger runs as it. It holds only what those
 -- statements and triggers need. Its operator is the session's app.operator_id, given in the
 -- connection's options (the functions set it per call; the floor has no call to set it in).
--- Run by bench/run.sh as the superuser on each bench database: the role is the cluster's, the
+-- Run by make bench (bench/driver) as the superuser on each bench database: the role is the cluster's, the
 -- grants the database's.
 \set ON_ERROR_STOP 1
 SELECT NOT EXISTS (SELECT FROM pg_catalog.pg_roles WHERE rolname = 'bench_booking_writer') AS missing \gset

@@ -1,4 +1,4 @@
--- The load generator's requests (wrk), set by bench/run.sh through the environment:
+-- The load generator's requests (wrk), set by make bench (bench/driver) through the environment:
 --   BENCH_METHOD, BENCH_PATH, BENCH_AUTHORIZATION, BENCH_BODY_FILE (optional)
 --   BENCH_FOLLOW=next      GET /bookings: each request carries the `next` of the thread's last answer,
 --                          back to the beginning after the feed's last page

@@ -241,43 +241,18 @@ fn signing(c: &mut Criterion) {
     group.finish();
 }
 
-/// The 64 KiB bodies of `make bench` (bench/run.sh makes the same texts).
-fn bodies_of_64_kib() -> Vec<(&'static str, String)> {
-    let joined = |count: usize, each: &dyn Fn(usize) -> String, separator: &str| {
-        (0..count).map(each).collect::<Vec<_>>().join(separator)
-    };
-    let arrival = joined(180, &|i| format!(r#""step_{i}": "{}""#, "x".repeat(70)), ", ");
+/// The 64 KiB bodies of `make bench` (its driver makes the texts), and two lots of 16 KiB of
+/// arrival: compact, and laid out with white space to 64 KiB.
+fn bodies_of_64_kib() -> Vec<(String, String)> {
+    let arrival = (0..180).map(|i| format!(r#""step_{i}": "{}""#, "x".repeat(70))).collect::<Vec<_>>().join(", ");
     let lot = format!(
         r#"{{"name": "Wide lot", "timezone": "Europe/London", "handover": "self", "online_bookable": true, "arrival": {{{arrival}}}}}"#
     );
-    vec![
-        (
-            "refused: \\u0000 last",
-            format!(
-                r#"{{"name": "Refused", "arrival": {{{}}}, "zz": "\u0000"}}"#,
-                joined(3700, &|i| format!(r#""k{i}": "v{i}""#), ", ")
-            ),
-        ),
-        ("refused: 9 000 × 1e1000", format!(r#"{{"name": "Refused", "zz": [{}]}}"#, vec!["1e1000"; 9000].join(","))),
-        (
-            "refused: a key twice, last of 6 500 objects",
-            format!(r#"{{"name": "Refused", "zz": [{}{{"a": 1, "a": 2}}]}}"#, r#"{"a": 1}, "#.repeat(6500)),
-        ),
-        (
-            "refused: a key twice after 16 000 tiny arrays",
-            format!(r#"{{"name": "Refused", "zz": [{}{{"a": 1, "a": 2}}]}}"#, "[1],".repeat(16000)),
-        ),
-        (
-            "refused: 5 400 top-level members, the first again last",
-            format!(r#"{{"name": "Refused", {}, "m0": 2}}"#, joined(5400, &|i| format!(r#""m{i}": 1"#), ", ")),
-        ),
-        (
-            "sound: 32 000 numbers",
-            format!(r#"{{"name": "Read", "zz": [{}]}}"#, joined(32000, &|i| (i % 10).to_string(), ",")),
-        ),
-        ("sound: a lot laid out with white space", lot.replace(", ", &format!(",\n{}", " ".repeat(190)))),
-        ("sound: a lot with 16 KiB of arrival, compact", lot),
-    ]
+    let mut bodies: Vec<(String, String)> =
+        driver::texts::MADE.iter().map(|&body| (body.file_name().to_string(), driver::texts::made(body))).collect();
+    bodies.push(("a lot laid out with white space".into(), lot.replace(", ", &format!(",\n{}", " ".repeat(190)))));
+    bodies.push(("a lot with 16 KiB of arrival, compact".into(), lot));
+    bodies
 }
 
 fn json_syntax_reading(c: &mut Criterion) {
