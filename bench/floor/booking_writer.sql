@@ -12,6 +12,10 @@ CREATE ROLE bench_booking_writer LOGIN NOSUPERUSER NOBYPASSRLS NOINHERIT NOCREAT
 \endif
 GRANT USAGE ON SCHEMA app, extensions TO bench_booking_writer;
 GRANT SELECT ON app.lots, app.webhook_endpoints TO bench_booking_writer;
+-- (the stamp trigger reads the watermark's lag, and counts a capped stamp, when two writes meet in
+-- one microsecond)
+GRANT SELECT ON app.settings TO bench_booking_writer;
+GRANT USAGE ON SEQUENCE app.booking_stamps_capped TO bench_booking_writer;
 GRANT SELECT, INSERT, UPDATE ON app.bookings TO bench_booking_writer;
 GRANT SELECT, INSERT, UPDATE, DELETE ON app.lot_booking_days TO bench_booking_writer;   -- (UPDATE: FOR UPDATE)
 GRANT SELECT, INSERT ON app.webhook_hints TO bench_booking_writer;

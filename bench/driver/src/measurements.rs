@@ -132,6 +132,17 @@ pub enum Measurement {
     },
 }
 
+impl Measurement {
+    /// A side's combined rounds at (size, scenario, connections), with its CPU per request.
+    pub fn side(
+        (size, scenario, connections): (Size, Scenario, u32),
+        side: Side,
+        (measured, cpu_us_per_request): (Round, Option<f64>),
+    ) -> Measurement {
+        Measurement::Side { size, scenario, connections, side, measured, cpu_us_per_request }
+    }
+}
+
 /// Measurements appended to a file as they are taken, and kept.
 pub struct Recorder {
     file: File,

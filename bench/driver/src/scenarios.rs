@@ -181,150 +181,109 @@ const fn script(file: &'static str, variables: &'static [(&'static str, &'static
 
 /// Every route measured, in the tables' order.
 pub const ROUTES: &[Route] = &[
-    Route {
-        scenario: Scenario::Ping,
-        method: "GET",
-        path: "/v1/ping",
-        body: None,
-        pgbench: script("ping.sql", &[]),
-        floor: None,
-        answer: Answer::Read,
-    },
-    Route {
-        scenario: Scenario::Lots50,
-        method: "GET",
-        path: "/v1/lots?limit=50",
-        body: None,
-        pgbench: script("lots_page.sql", &[("after", "none"), ("limit", "50")]),
-        floor: script("lots_page.sql", &[("after", "none"), ("limit", "50")]),
-        answer: Answer::Read,
-    },
-    Route {
-        scenario: Scenario::Lots200,
-        method: "GET",
-        path: "/v1/lots?limit=200",
-        body: None,
-        pgbench: script("lots_page.sql", &[("after", "none"), ("limit", "200")]),
-        floor: script("lots_page.sql", &[("after", "none"), ("limit", "200")]),
-        answer: Answer::Read,
-    },
-    Route {
-        scenario: Scenario::OneLot,
-        method: "GET",
-        path: "/v1/lots?after=lot-000001&limit=1",
-        body: None,
-        pgbench: script("lots_page.sql", &[("after", "lot-000001"), ("limit", "1")]),
-        floor: script("lots_page.sql", &[("after", "lot-000001"), ("limit", "1")]),
-        answer: Answer::Read,
-    },
-    Route {
-        scenario: Scenario::LotPutUnchanged,
-        method: "PUT",
-        path: "/v1/lots/lot-000002",
-        body: Some(Body::Lot),
-        pgbench: script("lot_put.sql", &[("lot", "lot-000002")]),
-        floor: None,
-        answer: Answer::Unchanged,
-    },
-    Route {
-        scenario: Scenario::LotPutOtherText,
-        method: "PUT",
-        path: "/v1/lots/lot-000002",
-        body: Some(Body::LotOtherText),
-        pgbench: script("lot_put.sql", &[("lot", "lot-000002")]),
-        floor: None,
-        answer: Answer::Unchanged,
-    },
-    Route {
-        scenario: Scenario::LotPutChanging,
-        method: "PUT",
-        path: "/v1/lots/{lot}",
-        body: Some(Body::Changing),
-        pgbench: script("lot_put_changing.sql", &[]),
-        floor: None,
-        answer: Answer::Changes,
-    },
+    get(Scenario::Ping, "/v1/ping", script("ping.sql", &[]), None),
+    get(Scenario::Lots50, "/v1/lots?limit=50", script(LOTS, LOTS_50), script(LOTS, LOTS_50)),
+    get(Scenario::Lots200, "/v1/lots?limit=200", script(LOTS, LOTS_200), script(LOTS, LOTS_200)),
+    get(Scenario::OneLot, "/v1/lots?after=lot-000001&limit=1", script(LOTS, ONE_LOT), script(LOTS, ONE_LOT)),
+    put(Scenario::LotPutUnchanged, LOT_2, Body::Lot, script(LOT_PUT, LOT_2_VARIABLES), None, Answer::Unchanged),
+    put(
+        Scenario::LotPutOtherText,
+        LOT_2,
+        Body::LotOtherText,
+        script(LOT_PUT, LOT_2_VARIABLES),
+        None,
+        Answer::Unchanged,
+    ),
+    put(
+        Scenario::LotPutChanging,
+        "/v1/lots/{lot}",
+        Body::Changing,
+        script("lot_put_changing.sql", &[]),
+        None,
+        Answer::Changes,
+    ),
     refusal(Scenario::RefusedNulLast, Body::RefusedNulLast),
     refusal(Scenario::RefusedExponents, Body::RefusedExponents),
     refusal(Scenario::RefusedRepeatedKey, Body::RefusedRepeatedKey),
     refusal(Scenario::RefusedTinyArrays, Body::RefusedTinyArrays),
     refusal(Scenario::RefusedTopLevelKey, Body::RefusedTopLevelKey),
-    Route {
-        scenario: Scenario::ReadNumbers,
-        method: "PUT",
-        path: "/v1/lots/lot-000003",
-        body: Some(Body::ReadNumbers),
-        pgbench: None,
-        floor: script("json_read.sql", &[]),
-        answer: Answer::Refused(422),
-    },
-    Route {
-        scenario: Scenario::ReadLot,
-        method: "PUT",
-        path: "/v1/lots/lot-000004",
-        body: Some(Body::ReadLot),
-        pgbench: script("lot_put.sql", &[("lot", "lot-000004")]),
-        floor: script("json_read.sql", &[]),
-        answer: Answer::Unchanged,
-    },
-    Route {
-        scenario: Scenario::RatesPutUnchanged,
-        method: "PUT",
-        path: "/v1/lots/lot-000002/rates",
-        body: Some(Body::Rates),
-        pgbench: script("rates_put.sql", &[("lot", "lot-000002")]),
-        floor: None,
-        answer: Answer::Unchanged,
-    },
-    Route {
-        scenario: Scenario::BlockedPeriodsGet,
-        method: "GET",
-        path: "/v1/lots/lot-000001/blocked-periods",
-        body: None,
-        pgbench: script("blocked_periods_get.sql", &[("lot", "lot-000001")]),
-        floor: script("blocked_periods.sql", &[("lot", "lot-000001")]),
-        answer: Answer::Read,
-    },
-    Route {
-        scenario: Scenario::BlockedPeriodsPutUnchanged,
-        method: "PUT",
-        path: "/v1/lots/lot-000001/blocked-periods",
-        body: Some(Body::Closures),
-        pgbench: script("blocked_periods_put.sql", &[("lot", "lot-000001")]),
-        floor: None,
-        answer: Answer::Unchanged,
-    },
-    Route {
-        scenario: Scenario::Bookings200,
-        method: "GET",
-        path: "/v1/bookings?limit=200",
-        body: None,
-        pgbench: script("bookings_page.sql", &[("next", "none"), ("limit", "200")]),
-        floor: script("bookings_page.sql", &[("limit", "200"), ("at", "-infinity"), ("ref", "none")]),
-        answer: Answer::Read,
-    },
-    Route {
-        scenario: Scenario::Bookings500,
-        method: "GET",
-        path: "/v1/bookings?limit=500",
-        body: None,
-        pgbench: script("bookings_page.sql", &[("next", "none"), ("limit", "500")]),
-        floor: script("bookings_page.sql", &[("limit", "500"), ("at", "-infinity"), ("ref", "none")]),
-        answer: Answer::Read,
-    },
+    // (read whole, then refused for its unknown key)
+    put(Scenario::ReadNumbers, LOT_3, Body::ReadNumbers, None, script(JSON_READ, &[]), Answer::Refused(422)),
+    put(
+        Scenario::ReadLot,
+        "/v1/lots/lot-000004",
+        Body::ReadLot,
+        script(LOT_PUT, &[("lot", "lot-000004")]),
+        script(JSON_READ, &[]),
+        Answer::Unchanged,
+    ),
+    put(
+        Scenario::RatesPutUnchanged,
+        "/v1/lots/lot-000002/rates",
+        Body::Rates,
+        script("rates_put.sql", LOT_2_VARIABLES),
+        None,
+        Answer::Unchanged,
+    ),
+    get(
+        Scenario::BlockedPeriodsGet,
+        CLOSURES,
+        script("blocked_periods_get.sql", LOT_1_VARIABLES),
+        script("blocked_periods.sql", LOT_1_VARIABLES),
+    ),
+    put(
+        Scenario::BlockedPeriodsPutUnchanged,
+        CLOSURES,
+        Body::Closures,
+        script("blocked_periods_put.sql", LOT_1_VARIABLES),
+        None,
+        Answer::Unchanged,
+    ),
+    get(
+        Scenario::Bookings200,
+        "/v1/bookings?limit=200",
+        script(BOOKINGS, &[("next", "none"), ("limit", "200")]),
+        script(BOOKINGS, &[("limit", "200"), ("at", "-infinity"), ("ref", "none")]),
+    ),
+    get(
+        Scenario::Bookings500,
+        "/v1/bookings?limit=500",
+        script(BOOKINGS, &[("next", "none"), ("limit", "500")]),
+        script(BOOKINGS, &[("limit", "500"), ("at", "-infinity"), ("ref", "none")]),
+    ),
 ];
+
+const LOTS: &str = "lots_page.sql";
+const LOTS_50: &[(&str, &str)] = &[("after", "none"), ("limit", "50")];
+const LOTS_200: &[(&str, &str)] = &[("after", "none"), ("limit", "200")];
+const ONE_LOT: &[(&str, &str)] = &[("after", "lot-000001"), ("limit", "1")];
+const LOT_PUT: &str = "lot_put.sql";
+const LOT_2: &str = "/v1/lots/lot-000002";
+const LOT_3: &str = "/v1/lots/lot-000003";
+const LOT_1_VARIABLES: &[(&str, &str)] = &[("lot", "lot-000001")];
+const LOT_2_VARIABLES: &[(&str, &str)] = &[("lot", "lot-000002")];
+const CLOSURES: &str = "/v1/lots/lot-000001/blocked-periods";
+const JSON_READ: &str = "json_read.sql";
+const BOOKINGS: &str = "bookings_page.sql";
+
+const fn get(scenario: Scenario, path: &'static str, pgbench: Option<Script>, floor: Option<Script>) -> Route {
+    Route { scenario, method: "GET", path, body: None, pgbench, floor, answer: Answer::Read }
+}
+
+const fn put(
+    scenario: Scenario,
+    path: &'static str,
+    body: Body,
+    pgbench: Option<Script>,
+    floor: Option<Script>,
+    answer: Answer,
+) -> Route {
+    Route { scenario, method: "PUT", path, body: Some(body), pgbench, floor, answer }
+}
 
 /// A body of just under 64 KiB refused for its JSON syntax (422), found only at its end.
 const fn refusal(scenario: Scenario, body: Body) -> Route {
-    Route {
-        scenario,
-        method: "PUT",
-        path: "/v1/lots/lot-000003",
-        body: Some(body),
-        pgbench: None,
-        floor: None,
-        answer: Answer::Refused(422),
-    }
+    put(scenario, LOT_3, body, None, None, Answer::Refused(422))
 }
 
 /// The routes the feed from a standby is measured on, in its table's order.

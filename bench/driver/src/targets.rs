@@ -151,14 +151,7 @@ fn gateway_near_the_pass_through(j: &mut Judge) {
         None => ("gateway ≥ 0.95 × the pass-through floor (shared cores)", Side::Gateway, Side::Bare),
     };
     for key in http_rows(j.m) {
-        let at = format!("{} at {}", key.1.label(), key.2);
-        let (Some(g), Some(b)) = (j.side(key, gateway), j.side(key, bare)) else {
-            j.not_measured(target, key.0.name(), &at);
-            continue;
-        };
-        let ratio = shown::ratio(Some(shown::rate(&g)), Some(shown::rate(&b)));
-        let met = ratio.parse::<f64>().is_ok_and(|r| r >= 0.95);
-        j.row(target, key.0.name(), &at, ratio, met);
+        rates_compared(j, target, key, gateway, bare, 0.95);
     }
 }
 
@@ -177,15 +170,20 @@ fn gateway_near_pgbench_where_the_call_is_long(j: &mut Judge) {
         if shown::ms(one.p50) < 1.0 {
             continue;
         }
-        let at = format!("{} at {}", key.1.label(), key.2);
-        let (Some(g), Some(p)) = (j.side(key, Side::Gateway), j.side(key, Side::Pgbench)) else {
-            j.not_measured(TARGET, key.0.name(), &at);
-            continue;
-        };
-        let ratio = shown::ratio(Some(shown::rate(&g)), Some(shown::rate(&p)));
-        let met = ratio.parse::<f64>().is_ok_and(|r| r >= 0.9);
-        j.row(TARGET, key.0.name(), &at, ratio, met);
+        rates_compared(j, TARGET, key, Side::Gateway, Side::Pgbench, 0.9);
     }
+}
+
+/// One side's rate against another's at `key`, met at `least` times or more.
+fn rates_compared(j: &mut Judge, target: &str, key: (Size, Scenario, u32), side: Side, against: Side, least: f64) {
+    let at = format!("{} at {}", key.1.label(), key.2);
+    let (Some(a), Some(b)) = (j.side(key, side), j.side(key, against)) else {
+        j.not_measured(target, key.0.name(), &at);
+        return;
+    };
+    let ratio = shown::ratio(Some(shown::rate(&a)), Some(shown::rate(&b)));
+    let met = ratio.parse::<f64>().is_ok_and(|r| r >= least);
+    j.row(target, key.0.name(), &at, ratio, met);
 }
 
 /// At one connection, the gateway's p50 within 0.03 ms of the pass-through's.

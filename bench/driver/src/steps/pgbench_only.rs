@@ -46,15 +46,7 @@ pub fn measure_booking_writes(bench: &Bench, database: &Database, recorder: &mut
                 }
             }
             for (side, rounds) in [(Side::Pgbench, &function), (Side::Floor, &floor)] {
-                let measured = combine(rounds);
-                recorder.record(Measurement::Side {
-                    size,
-                    scenario,
-                    connections,
-                    side,
-                    measured,
-                    cpu_us_per_request: None,
-                })?;
+                recorder.record(Measurement::side((size, scenario, connections), side, (combine(rounds), None)))?;
             }
         }
     }

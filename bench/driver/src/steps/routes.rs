@@ -92,22 +92,13 @@ pub fn measure(bench: &Bench, database: &Database, shared: &Shared, recorder: &m
                     floor.push(sql_round(bench, database, route, script, SqlSide::Floor, connections)?);
                 }
             }
-            let record_side = |recorder: &mut Recorder, side, (measured, cpu_us_per_request)| {
-                recorder.record(Measurement::Side {
-                    size,
-                    scenario: route.scenario,
-                    connections,
-                    side,
-                    measured,
-                    cpu_us_per_request,
-                })
-            };
-            let (gateway_side, bare_side) = (side_of(&gateway), side_of(&bare));
-            record_side(recorder, Side::Gateway, gateway_side)?;
-            record_side(recorder, Side::Bare, bare_side)?;
+            let key = (size, route.scenario, connections);
+            let gateway_side = side_of(&gateway);
+            recorder.record(Measurement::side(key, Side::Gateway, gateway_side))?;
+            recorder.record(Measurement::side(key, Side::Bare, side_of(&bare)))?;
             for (side, rounds) in [(Side::Pgbench, &pgbench), (Side::Floor, &floor)] {
                 if !rounds.is_empty() {
-                    record_side(recorder, side, (combine(rounds), None))?;
+                    recorder.record(Measurement::side(key, side, (combine(rounds), None)))?;
                 }
             }
             if route.answer.writes() {
@@ -229,15 +220,7 @@ pub fn measure_pinned(bench: &Bench, database: &Database, recorder: &mut Recorde
                 bare_rounds.push(wrk_on(bench, database, route, &bare, connections, settings.window(), load_cores)?);
             }
             for (side, rounds) in [(Side::PinnedGateway, &gateway_rounds), (Side::PinnedBare, &bare_rounds)] {
-                let (measured, cpu_us_per_request) = side_of(rounds);
-                recorder.record(Measurement::Side {
-                    size,
-                    scenario: route.scenario,
-                    connections,
-                    side,
-                    measured,
-                    cpu_us_per_request,
-                })?;
+                recorder.record(Measurement::side((size, route.scenario, connections), side, side_of(rounds)))?;
             }
         }
     }

@@ -52,8 +52,7 @@ pub fn measure_feed(bench: &Bench, database: &Database, primary: &Server, record
             from_standby.push(wrk_on(bench, database, feed, &gateway, connections, settings.window(), None)?);
         }
         for (side, rounds) in [(Side::FeedPrimary, &from_primary), (Side::FeedStandby, &from_standby)] {
-            let (measured, cpu_us_per_request) = side_of(rounds);
-            recorder.record(Measurement::Side { size, scenario, connections, side, measured, cpu_us_per_request })?;
+            recorder.record(Measurement::side((size, scenario, connections), side, side_of(rounds)))?;
         }
         recorder.record(Measurement::StandbyReads {
             size,
