@@ -6,8 +6,10 @@
 -- It makes one large operator, "Bench Large", with :lots lots, every lot holding a marketplace
 -- envelope and lot `lot-000001` holding 100 closures, and :bookings bookings spread over the lots
 -- (lot-000001 holds one in 10 of them), changed over the last 30 days; and :small_operators small
--- operators with 5 lots and 50 bookings each. Then it prints, for the large operator, a credential
--- with every scope (`bearer=…`). Writes go straight to the tables as the superuser (the API would
+-- operators with 5 lots and 50 bookings each; and "Bench Tail", 5 lots and 50 bookings changed
+-- over 30 days up to an hour ago, whose feed has an end that nothing comes after (the empty tail a
+-- polling client reads). Then it prints, for the large operator, a credential with every scope
+-- (`bearer=…`), and for the tail operator one to read its bookings (`tail_bearer=…`). Writes go straight to the tables as the superuser (the API would
 -- take hours for a million bookings), with triggers and foreign-key checks off
 -- (session_replication_role = replica), each booking's changed_at set as its stamp would be and the
 -- closures' day counts (app.lot_booking_days) filled as its triggers would have. Then 10 000 more
@@ -74,6 +76,14 @@ SET LOCAL session_replication_role = replica;
 SELECT pg_temp.make_lots(o, 5), pg_temp.make_bookings(o, 'BS', 50) FROM small;
 COMMIT;
 
+SELECT platform.operator_create('Bench Tail', 'EUR') AS tail \gset
+SELECT platform.member_set(:'tail', '00000000-0000-4000-8000-0000000be4c0', 'owner');
+BEGIN;
+SET LOCAL session_replication_role = replica;
+SELECT pg_temp.make_lots(:'tail', 5), pg_temp.make_bookings(:'tail', 'BT', 50);
+UPDATE app.bookings SET changed_at = changed_at - interval '1 hour' WHERE operator_id = :'tail';
+COMMIT;
+
 -- The closures' per-day booking counts, which the bookings' triggers keep (off above).
 INSERT INTO app.lot_booking_days (operator_id, lot_id, day, check_ins, check_outs)
 SELECT e.operator_id, e.lot_id, e.day, sum(e.check_ins), sum(e.check_outs)
@@ -95,6 +105,12 @@ SELECT console.webhook_endpoint_register('https://hooks.bench.example/ingest', '
 SELECT key_id || '.' || secret AS bearer
   FROM console.api_credential_issue('bench', ARRAY['read_supply', 'write_supply', 'read_bookings']) \gset
 COMMIT;
+BEGIN;
+SET LOCAL ROLE authenticated;
+SELECT set_config('request.jwt.claims', '{"sub": "00000000-0000-4000-8000-0000000be4c0", "role": "authenticated"}', true),
+       set_config('request.headers', json_build_object('x-tenant-id', :'tail')::text, true);
+SELECT key_id || '.' || secret AS tail_bearer FROM console.api_credential_issue('tail', ARRAY['read_bookings']) \gset
+COMMIT;
 
 -- 10 000 more bookings of the large operator the way production writes them: through
 -- platform.booking_record, one a transaction, every trigger on, with the operator's webhook endpoint
@@ -115,3 +131,4 @@ ANALYZE app.lots, app.lot_rates, app.lot_blocked_periods, app.bookings, app.lot_
 
 \o
 \echo bearer=:bearer
+\echo tail_bearer=:tail_bearer

@@ -304,8 +304,9 @@ async fn keep_secrets_out_of_the_server_log(client: &tokio_postgres::Client) -> 
 }
 
 /// Takes the advisory-lock functions from PUBLIC in the migrated database and gives back only what
-/// the project uses: `ingest_owner` takes the bookings feed's writer lock
-/// (`pg_advisory_xact_lock_shared(integer, integer)`, in the functions it owns) and, through its
+/// the project uses: `ingest_owner` takes the bookings feed's writer locks
+/// (`pg_advisory_xact_lock_shared(integer, integer)`, in the functions it owns), tries an
+/// operator's presence lock for a poll (`pg_try_advisory_xact_lock(integer, integer)`) and, through its
 /// members, the migration lock (`pg_advisory_lock(bigint)`, which a CREATEROLE migrating account
 /// inherits as a member of `ingest_owner`). `pg_locks` shows any writer's key, so a login that may
 /// take advisory locks could take an operator's writer key and hold it: that operator's watermark,
@@ -317,16 +318,24 @@ async fn keep_advisory_locks_to_the_owner(client: &tokio_postgres::Client) -> Re
     let row = client
         .query_one(
             "SELECT coalesce((SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user), false), \
-                    pg_catalog.has_function_privilege('public', 'pg_catalog.pg_advisory_xact_lock_shared(integer, integer)', 'EXECUTE')",
+                    pg_catalog.has_function_privilege('public', 'pg_catalog.pg_advisory_xact_lock_shared(integer, integer)', 'EXECUTE'), \
+                    pg_catalog.has_function_privilege('ingest_owner', 'pg_catalog.pg_try_advisory_xact_lock(integer, integer)', 'EXECUTE')",
             &[],
         )
         .await
         .map_err(|e| format!("advisory locks: {}", describe(&e)))?;
-    let (superuser, open_to_public): (bool, bool) = (row.get(0), row.get(1));
+    let (superuser, open_to_public, owner_tries): (bool, bool, bool) = (row.get(0), row.get(1), row.get(2));
     if superuser {
         client.batch_execute(ADVISORY_LOCKS_TO_THE_OWNER).await.map_err(|e| format!("advisory locks: {}", describe(&e)))
     } else if !open_to_public {
-        // (a superuser took them away already)
+        // (a superuser took them away already, perhaps before the poll's presence lock existed:
+        // app.booking_writers_none then answers false, and every poll reads pg_locks)
+        if !owner_tries {
+            tracing::warn!(
+                "polls read the lock table: have a superuser run GRANT EXECUTE ON FUNCTION \
+                 pg_try_advisory_xact_lock(integer, integer) TO ingest_owner in this database"
+            );
+        }
         Ok(())
     } else {
         tracing::warn!(
@@ -384,6 +393,7 @@ BEGIN
 END
 $advisory$;
 GRANT EXECUTE ON FUNCTION pg_catalog.pg_advisory_xact_lock_shared(integer, integer) TO ingest_owner;
+GRANT EXECUTE ON FUNCTION pg_catalog.pg_try_advisory_xact_lock(integer, integer) TO ingest_owner;
 GRANT EXECUTE ON FUNCTION pg_catalog.pg_advisory_lock(bigint) TO ingest_owner;
 "#;
 

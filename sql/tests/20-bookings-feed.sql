@@ -12,7 +12,7 @@
 -- watermark; tests.restamp_booking places them at chosen points an hour ago ("T0 + n seconds",
 -- T0 = now() - 1 hour), before the watermark now() - 5 minutes of the default lag.
 BEGIN;
-SELECT plan(83);
+SELECT plan(85);
 
 -- The operators of this file, by letter: A (formats, scope), B (another operator), O (ordering),
 -- W (watermark), H (has_more), V (walks). Each with a read_bookings credential and a lot l1.
@@ -288,6 +288,11 @@ SELECT is(pg_temp.page('H', NULL, 5), '{H-1,H-2,H-3,H-4,H-5} has_more false next
           'a full page with nothing after it (exactly limit rows): has_more false');
 SELECT is(pg_temp.page('H', NULL, 4), '{H-1,H-2,H-3,H-4} has_more true next H-4', 'one row less: has_more true');
 SELECT is(pg_temp.page('H', pg_temp.next('H', NULL, 5), 5), '{} has_more false next H-5', 'after the last: no rows, has_more false, next stays');
+SELECT is((SELECT p.body FROM pg_temp.pull('H', pg_temp.next('H', NULL, 5), 5) AS p),
+          jsonb_build_object('bookings', '[]'::jsonb, 'next', pg_temp.next('H', NULL, 5), 'has_more', false),
+          'the empty tail: no bookings, has_more false, and next the very token sent');
+SELECT is(pg_temp.page('H', app.cursor_token(pg_temp.op('H'), now() + interval '1 day', 'ZZZ'), 5), '{} has_more false next watermark',
+          'an empty tail beyond the watermark is still clamped back: next is the watermark, not the token sent');
 SELECT is(ARRAY[pg_temp.record('H', 'H-6'), pg_temp.record('H', 'H-7')], ARRAY['H-6', 'H-7'], 'the fixture: H-6 and H-7 just recorded, after the watermark');
 SELECT is(pg_temp.page('H', NULL, 5), '{H-1,H-2,H-3,H-4,H-5} has_more true next H-5',
           'a full page before the watermark followed by rows past it: has_more true');

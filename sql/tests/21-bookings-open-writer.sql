@@ -9,7 +9,7 @@
 -- half-way. This transaction writes no booking itself and sets the watermark lag to -1 hour, so
 -- only open writers hold the watermark.
 BEGIN;
-SELECT plan(40);
+SELECT plan(49);
 
 CREATE EXTENSION dblink;  -- rolled back with the file
 
@@ -148,6 +148,36 @@ SELECT is((SELECT app.bookings_watermark(f) FROM fx), date_trunc('second', newer
 SELECT is(dblink_exec('second', 'ROLLBACK'), 'ROLLBACK', 'the second writer rolls back');
 SELECT is((SELECT app.bookings_watermark(f) FROM fx), now() + interval '1 hour', 'the watermark is released');
 SELECT is(pg_temp.refs(NULL), ARRAY['LATE-1', 'OTHER-1', 'EARLY-1', 'OTHER-2', 'OLD-1'], 'the rolled-back NEW-1 never reaches the feed; every committed booking does');
+
+-- A poll that wrote nothing learns there is no writer from the presence lock, not pg_locks --------------------------------
+-- (This transaction has written, so its own polls always read pg_locks; a third session polls
+-- afresh each time, under the committed lag of 5 minutes.)
+
+SELECT dblink_connect('poller', tests.own_database_conninfo());
+-- The poller's (no writer of the operator open?, watermark = now() - 5 minutes?), in a fresh transaction.
+CREATE FUNCTION pg_temp.poll()
+RETURNS text
+LANGUAGE sql
+AS $$
+    SELECT t.none || ' ' || t.lagged
+      FROM fx, dblink('poller', format($q$SELECT app.booking_writers_none(%1$L), app.bookings_watermark(%1$L) = now() - interval '5 minutes'$q$, f))
+               AS t(none boolean, lagged boolean);
+$$;
+SELECT is(pg_temp.poll(), 'true true', 'with no writer open a poll finds the presence lock free, and the watermark is now minus the lag');
+SELECT is((SELECT reference FROM dblink('writer', 'BEGIN; ' || pg_temp.record_sql('PRESENT-1')) AS t(reference text)), 'PRESENT-1',
+          'a writer begins, records PRESENT-1 and stays open');
+SELECT is(pg_temp.poll(), 'false true',
+          'a poll finds the presence lock held, so it reads pg_locks (the writer began within the lag: the lag holds the watermark)');
+SELECT is(dblink_exec('writer', 'ROLLBACK'), 'ROLLBACK', 'the writer rolls back');
+SELECT is(pg_temp.poll(), 'true true', 'the presence lock is free again');
+SELECT is(dblink_exec('poller', 'BEGIN'), 'BEGIN', 'the poller begins a transaction');
+SELECT is((SELECT x FROM dblink('poller', format($q$SELECT app.booking_writers_none(%L)::text || ' ' ||
+                                                      (SELECT count(*) FROM pg_locks WHERE pid = pg_backend_pid() AND locktype = 'advisory')$q$, f))
+                       AS t(x text)), 'true 0', 'after the try it holds no advisory lock: the exclusive presence lock was let go at once') FROM fx;
+SELECT is((SELECT x FROM dblink('poller', format($q$SELECT pg_current_xact_id()::text <> '' AND NOT app.booking_writers_none(%L)$q$, f))
+                       AS t(x boolean)), true, 'once its transaction has an xid (it may have written a booking) it reads pg_locks') FROM fx;
+SELECT is(dblink_exec('poller', 'ROLLBACK'), 'ROLLBACK', 'the poller rolls back');
+SELECT dblink_disconnect('poller');
 
 SELECT dblink_disconnect('writer');
 SELECT dblink_disconnect('second');

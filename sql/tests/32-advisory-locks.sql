@@ -4,7 +4,7 @@
 -- would hold that operator's cursor still. `ingest migrate` (as a superuser) takes every
 -- advisory-lock function from PUBLIC in this database and grants back only what the project uses.
 BEGIN;
-SELECT plan(8);
+SELECT plan(11);
 
 CREATE TEMP TABLE locks AS
 SELECT p.oid::regprocedure AS fn
@@ -21,6 +21,8 @@ SELECT is_empty(
     'no login role of the project, nor PUBLIC, may take an advisory lock');
 SELECT ok(has_function_privilege('ingest_owner', 'pg_advisory_xact_lock_shared(integer, integer)', 'EXECUTE'),
           'the owner takes the writer lock (in the functions it owns)');
+SELECT ok(has_function_privilege('ingest_owner', 'pg_try_advisory_xact_lock(integer, integer)', 'EXECUTE'),
+          'and tries an operator''s presence lock, for a poll');
 SELECT ok(has_function_privilege('ingest_owner', 'pg_advisory_lock(bigint)', 'EXECUTE'),
           'and the migration lock, for a migrating account that is its member');
 
@@ -32,6 +34,15 @@ SET LOCAL ROLE pgtap_advisory_migrator;
 SELECT lives_ok($$SELECT pg_advisory_lock(7597123306846973287), pg_advisory_unlock(7597123306846973287)$$,
                 'a CREATEROLE migrating account, a member of ingest_owner, still takes and releases migrate''s lock');
 RESET ROLE;
+
+-- An owner not granted the try (a superuser took the functions from PUBLIC before it existed, and
+-- migrate ran since as another account): a poll reads pg_locks instead, and does not fail.
+REVOKE EXECUTE ON FUNCTION pg_try_advisory_xact_lock(integer, integer) FROM ingest_owner;
+SET LOCAL ROLE ingest_owner;
+SELECT lives_ok($$SELECT app.booking_writers_none(gen_random_uuid())$$, 'an owner not granted the try still polls');
+SELECT is(app.booking_writers_none(gen_random_uuid()), false, 'and reads pg_locks for the watermark');
+RESET ROLE;
+GRANT EXECUTE ON FUNCTION pg_try_advisory_xact_lock(integer, integer) TO ingest_owner;
 
 -- As the logins themselves (the writer key of some operator, as pg_locks would show it).
 SELECT tests.act_as_gateway();

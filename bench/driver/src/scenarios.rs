@@ -9,6 +9,8 @@ use serde::{Deserialize, Serialize};
 #[serde(rename_all = "snake_case")]
 pub enum Scenario {
     Ping,
+    TailPing,
+    BookingsTail,
     Lots50,
     Lots200,
     OneLot,
@@ -40,6 +42,8 @@ impl Scenario {
     pub fn label(self) -> &'static str {
         match self {
             Scenario::Ping => "GET /ping",
+            Scenario::TailPing => "GET /ping (the tail's operator)",
+            Scenario::BookingsTail => "GET /bookings, the empty tail (a cursor at the end)",
             Scenario::Lots50 => "GET /lots (50)",
             Scenario::Lots200 => "GET /lots (200)",
             Scenario::OneLot => "GET one lot",
@@ -152,10 +156,21 @@ pub struct Script {
     pub variables: &'static [(&'static str, &'static str)],
 }
 
+/// Whose credential a route's requests carry.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Caller {
+    /// The large operator's, every scope.
+    Bench,
+    /// The tail operator's (bench/generate.sql, "Bench Tail"), whose feed nothing comes after.
+    Tail,
+}
+
 pub struct Route {
     pub scenario: Scenario,
+    pub caller: Caller,
     pub method: &'static str,
-    /// `{lot}`: one of bench-put-0…511, chosen at random each request.
+    /// `{lot}`: one of bench-put-0…511, chosen at random each request; `{since}`: the token at
+    /// the end of the tail operator's feed.
     pub path: &'static str,
     pub body: Option<Body>,
     /// The gateway's own call (bench/pgbench/); none for a refusal, which pgbench would end at.
@@ -166,8 +181,9 @@ pub struct Route {
 }
 
 impl Route {
+    /// GET /bookings from the beginning: each request carries the `next` of the last answer.
     pub fn follows_next(&self) -> bool {
-        self.path.starts_with("/v1/bookings")
+        self.path.starts_with("/v1/bookings") && !self.path.contains("since=")
     }
 
     pub fn changing(&self) -> bool {
@@ -182,6 +198,18 @@ const fn script(file: &'static str, variables: &'static [(&'static str, &'static
 /// Every route measured, in the tables' order.
 pub const ROUTES: &[Route] = &[
     get(Scenario::Ping, "/v1/ping", script("ping.sql", &[]), None),
+    // (the poll most clients make most: at the end of the feed, nothing new; beside /ping with the
+    // same credential, what the feed adds to authentication)
+    Route { caller: Caller::Tail, ..get(Scenario::TailPing, "/v1/ping", script("ping.sql", &[]), None) },
+    Route {
+        caller: Caller::Tail,
+        ..get(
+            Scenario::BookingsTail,
+            "/v1/bookings?limit=200&since={since}",
+            script("bookings_tail.sql", &[("limit", "200")]),
+            None,
+        )
+    },
     get(Scenario::Lots50, "/v1/lots?limit=50", script(LOTS, LOTS_50), script(LOTS, LOTS_50)),
     get(Scenario::Lots200, "/v1/lots?limit=200", script(LOTS, LOTS_200), script(LOTS, LOTS_200)),
     get(Scenario::OneLot, "/v1/lots?after=lot-000001&limit=1", script(LOTS, ONE_LOT), script(LOTS, ONE_LOT)),
@@ -267,7 +295,7 @@ const JSON_READ: &str = "json_read.sql";
 const BOOKINGS: &str = "bookings_page.sql";
 
 const fn get(scenario: Scenario, path: &'static str, pgbench: Option<Script>, floor: Option<Script>) -> Route {
-    Route { scenario, method: "GET", path, body: None, pgbench, floor, answer: Answer::Read }
+    Route { scenario, caller: Caller::Bench, method: "GET", path, body: None, pgbench, floor, answer: Answer::Read }
 }
 
 const fn put(
@@ -278,7 +306,7 @@ const fn put(
     floor: Option<Script>,
     answer: Answer,
 ) -> Route {
-    Route { scenario, method: "PUT", path, body: Some(body), pgbench, floor, answer }
+    Route { scenario, caller: Caller::Bench, method: "PUT", path, body: Some(body), pgbench, floor, answer }
 }
 
 /// A body of just under 64 KiB refused for its JSON syntax (422), found only at its end.
@@ -341,7 +369,7 @@ mod tests {
             ROUTES.iter().map(|r| r.scenario).chain(booking_write_scenarios().map(|(s, _)| s)).collect();
         let labels: std::collections::HashSet<&str> = scenarios.iter().map(|s| s.label()).collect();
         assert_eq!(labels.len(), scenarios.len());
-        assert_eq!(scenarios.len(), 25);
+        assert_eq!(scenarios.len(), 27);
         for feed in FEED_ROUTES {
             assert!(route(*feed).unwrap().follows_next());
         }

@@ -88,6 +88,7 @@ fn ms(value: f64) -> String {
 pub fn judge(m: &Measurements) -> Judged {
     let mut judge = Judge { m, rows: String::new(), missing: Vec::new() };
     read_function_within_twice_its_floor(&mut judge);
+    empty_tail_within_a_quarter_millisecond(&mut judge);
     gateway_near_the_pass_through(&mut judge);
     gateway_near_pgbench_where_the_call_is_long(&mut judge);
     gateway_p50_near_the_pass_throughs(&mut judge);
@@ -108,7 +109,10 @@ pub fn judge(m: &Measurements) -> Judged {
              are pgbench p50 at one connection.\n\n| target | size | route | measured | |\n|---|---|---|---|---|\n{}",
             judge.rows
         ),
-        missing: judge.missing,
+        missing: {
+            let mut seen = std::collections::HashSet::new();
+            judge.missing.into_iter().filter(|m| seen.insert(m.clone())).collect()
+        },
     }
 }
 
@@ -135,6 +139,26 @@ fn read_function_within_twice_its_floor(j: &mut Judge) {
                 met,
             );
         }
+    }
+}
+
+/// The poll at the end of the feed, nothing new after the cursor: the call most clients make
+/// most, and most of the database's time in `make bench-capacity`. Beside it, /ping with the same
+/// credential: what authentication alone costs.
+fn empty_tail_within_a_quarter_millisecond(j: &mut Judge) {
+    const TARGET: &str = "the empty tail's call ≤ 0.25 ms (pgbench p50, one connection)";
+    if !j.at_one() {
+        return;
+    }
+    for size in j.sizes() {
+        let tail = j.side((size, Scenario::BookingsTail, 1), Side::Pgbench);
+        let ping = j.side((size, Scenario::TailPing, 1), Side::Pgbench);
+        let (Some(tail), Some(ping)) = (tail, ping) else {
+            j.not_measured(TARGET, size.name(), Scenario::BookingsTail.label());
+            continue;
+        };
+        let measured = format!("{} ms (/ping with its credential: {} ms)", ms(tail.p50), ms(ping.p50));
+        j.row(TARGET, size.name(), Scenario::BookingsTail.label(), measured, shown::ms(tail.p50) <= 0.25);
     }
 }
 
@@ -558,7 +582,7 @@ mod tests {
 
     #[test]
     fn a_complete_run_misses_nothing_and_is_judged_on_every_target() {
-        let judged = judge(&Measurements::new(complete(&[Size::Small, Size::Large], &[1, 16, 64], 0.5)).unwrap());
+        let judged = judge(&Measurements::new(complete(&[Size::Small, Size::Large], &[1, 16, 64], 0.2)).unwrap());
         assert_eq!(judged.missing, Vec::<String>::new());
         assert!(!judged.table.contains("missed"), "{}", judged.table);
         for target in [

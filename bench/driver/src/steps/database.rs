@@ -4,6 +4,7 @@
 use std::process::Command;
 
 use super::Bench;
+use crate::scenarios::Caller;
 use crate::settings::Size;
 use crate::shell::{output, psql, psql_with, Fallible};
 
@@ -19,6 +20,9 @@ pub struct Database {
     pub operator: String,
     /// "Bearer …", as requests send it.
     pub authorization: String,
+    /// The tail operator's, and the token at the end of its feed (nothing comes after it).
+    pub tail_authorization: String,
+    pub tail_token: String,
     /// The booking writes' floor: a role that owns nothing, acting for the operator under
     /// row-level security (bench/floor/booking_writer.sql).
     pub booking_floor_url: String,
@@ -48,11 +52,15 @@ impl Database {
             ],
             &std::fs::read_to_string(bench.settings.root.join("bench/generate.sql"))?,
         )?;
-        let bearer = generated
-            .lines()
-            .find_map(|line| line.strip_prefix("bearer="))
-            .ok_or("bench/generate.sql printed no bearer")?
-            .to_string();
+        let printed = |name: &str| {
+            generated
+                .lines()
+                .find_map(|line| line.strip_prefix(name)?.strip_prefix('='))
+                .map(str::to_string)
+                .ok_or(format!("bench/generate.sql printed no {name}"))
+        };
+        let bearer = printed("bearer")?;
+        let tail_authorization = format!("Bearer {}", printed("tail_bearer")?);
         psql(&admin_url, "VACUUM ANALYZE;\nCHECKPOINT;")?;
         let operator = psql(&admin_url, "SELECT id FROM app.operators WHERE name = 'Bench Large'")?;
         psql(&admin_url, &std::fs::read_to_string(bench.settings.root.join("bench/floor/booking_writer.sql"))?)?;
@@ -64,11 +72,21 @@ impl Database {
                 bench.cluster.url(&name, "bench_booking_writer")?
             ),
             authorization: format!("Bearer {bearer}"),
+            tail_token: feed_end(&admin_url, &tail_authorization)?,
+            tail_authorization,
             name,
             admin_url,
             bearer,
             operator,
         })
+    }
+
+    /// The authorization a route's requests carry.
+    pub fn authorization_of(&self, caller: Caller) -> &str {
+        match caller {
+            Caller::Bench => &self.authorization,
+            Caller::Tail => &self.tail_authorization,
+        }
     }
 
     /// The bearer's key id and secret, as the floors take them.
@@ -132,5 +150,22 @@ impl Database {
              COMMIT;",
         )
         .map(drop)
+    }
+}
+
+/// The `next` at the end of a feed, followed from its beginning by the API's own function.
+fn feed_end(admin_url: &str, authorization: &str) -> Fallible<String> {
+    let mut since = String::new();
+    loop {
+        let page = psql_with(
+            admin_url,
+            &[("auth", authorization), ("since", &since)],
+            "SELECT body ->> 'next', body ->> 'has_more' FROM api.bookings_get(:'auth', :'since', 500)",
+        )?;
+        let (next, has_more) = page.split_once('|').ok_or("the feed answered no page")?;
+        since = next.to_string();
+        if has_more != "true" {
+            return Ok(since);
+        }
     }
 }

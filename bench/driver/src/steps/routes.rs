@@ -32,10 +32,11 @@ pub fn wrk_on(
     cores: Option<&str>,
 ) -> Fallible<Timed> {
     let body_file = route.body.map(|body| bench.work.join(body.file_name()));
+    let path = route.path.replace("{since}", &database.tail_token);
     let load = Load::Route {
         method: route.method,
-        path: route.path,
-        authorization: &database.authorization,
+        path: &path,
+        authorization: database.authorization_of(route.caller),
         body_file: body_file.as_deref(),
         follow_next: route.follows_next(),
         changing: route.changing(),
@@ -141,9 +142,14 @@ fn sql_round(
     connections: u32,
 ) -> Fallible<Round> {
     let (folder, url, mut variables) = match side {
-        SqlSide::Function => {
-            ("pgbench", &database.gateway_url, vec![("auth".to_string(), database.authorization.clone())])
-        }
+        SqlSide::Function => (
+            "pgbench",
+            &database.gateway_url,
+            vec![
+                ("auth".to_string(), database.authorization_of(route.caller).to_string()),
+                ("since".to_string(), database.tail_token.clone()),
+            ],
+        ),
         SqlSide::Floor => {
             let (key, secret) = database.key_and_secret();
             (

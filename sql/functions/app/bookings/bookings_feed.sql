@@ -27,19 +27,64 @@ $$;
 REVOKE ALL ON FUNCTION app.booking_writer_key(uuid) FROM PUBLIC;
 
 -- Taken by every booking write (two-key form: the operator's key, and the writer's transaction
--- start in whole seconds since 2020-01-01, floored; an int4 holds those until 2088).
+-- start in whole seconds since 2020-01-01, floored; an int4 holds those until 2088). First the
+-- operator's presence key (second key app.booking_writer_presence(), the int4's last second, so
+-- that as a start it holds nothing back): a poll tries it exclusively to learn, without reading
+-- pg_locks, that no writer of the operator is open (app.booking_writers_none).
 CREATE OR REPLACE FUNCTION app.booking_writer_lock(p_operator_id uuid)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+    v_key constant integer := app.booking_writer_key(p_operator_id);
 BEGIN
+    PERFORM pg_advisory_xact_lock_shared(v_key, app.booking_writer_presence());
     PERFORM pg_advisory_xact_lock_shared(
-        app.booking_writer_key(p_operator_id),
-        floor(extract(epoch FROM now() - timestamptz '2020-01-01 00:00:00+00'))::integer);
+        v_key, floor(extract(epoch FROM now() - timestamptz '2020-01-01 00:00:00+00'))::integer);
 END
 $$;
 REVOKE ALL ON FUNCTION app.booking_writer_lock(uuid) FROM PUBLIC;
+
+-- The second key of an operator's presence lock: 2^31 - 1, a start in 2088.
+CREATE OR REPLACE FUNCTION app.booking_writer_presence()
+RETURNS integer
+LANGUAGE plpgsql
+IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    RETURN 2147483647;
+END
+$$;
+REVOKE ALL ON FUNCTION app.booking_writer_presence() FROM PUBLIC;
+
+-- Whether no writer of the operator is open now: no other transaction holds its presence lock,
+-- and this one has written nothing (a transaction's own lock never conflicts with itself; one that
+-- has an xid may have written a booking). The exclusive lock is tried, never waited for, and let go
+-- at once (the block's subtransaction is rolled back): a writer arriving meanwhile waits
+-- microseconds. False sends the watermark to pg_locks, as does an owner not granted the try.
+CREATE OR REPLACE FUNCTION app.booking_writers_none(p_operator_id uuid)
+RETURNS boolean
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_free boolean;
+BEGIN
+    BEGIN
+        v_free := pg_try_advisory_xact_lock(app.booking_writer_key(p_operator_id), app.booking_writer_presence());
+        RAISE EXCEPTION 'let go of the presence lock' USING ERRCODE = 'P0001';
+    EXCEPTION
+        WHEN raise_exception THEN
+            NULL;
+        WHEN insufficient_privilege THEN
+            v_free := false;  -- the owner may not try it (migrate warns): pg_locks, as before
+    END;
+    RETURN v_free AND pg_current_xact_id_if_assigned() IS NULL;
+END
+$$;
+REVOKE ALL ON FUNCTION app.booking_writers_none(uuid) FROM PUBLIC;
 
 -- The writer lock as pg_locks shows it: the first key as `classid` (an oid, the int4 read unsigned),
 -- as the watermark looks for it and the publication for standbys keys it.
@@ -86,17 +131,23 @@ END
 $$;
 REVOKE ALL ON FUNCTION app.require_read_committed() FROM PUBLIC;
 
+-- (Reading pg_locks copies the server's whole lock table, the dearest part of an empty poll: it is
+-- read only while a writer of the operator is open.)
 CREATE OR REPLACE FUNCTION app.bookings_watermark(p_operator_id uuid)
 RETURNS timestamptz
 LANGUAGE plpgsql
-STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_class constant oid := app.booking_writer_lock_class(p_operator_id);
+    v_lagged constant timestamptz :=
+        now() - (SELECT s.value::interval FROM app.settings AS s WHERE s.name = 'bookings_watermark_lag');
 BEGIN
+    IF app.booking_writers_none(p_operator_id) THEN
+        RETURN v_lagged;
+    END IF;
     RETURN least(
-        now() - (SELECT s.value::interval FROM app.settings AS s WHERE s.name = 'bookings_watermark_lag'),
+        v_lagged,
         (SELECT app.booking_writer_started(min(l.objid::bigint))
            FROM pg_catalog.pg_locks AS l
           WHERE l.locktype = 'advisory'

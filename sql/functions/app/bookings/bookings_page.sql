@@ -5,7 +5,12 @@
 -- its server allows: api.bookings_get from the writers' locks, api.bookings_get_standby from what
 -- the primary published. See app/bookings/bookings_feed.sql.
 --
--- The page is one index range scan after the cursor's position. `next` is the last row's position,
+-- The empty tail, the poll a client makes most (nothing of the operator's after a cursor that is
+-- not clamped): one index probe, and the answer is no bookings and the same token, which is the
+-- token this call would issue for that position (app.cursor_position accepts only the one spelling
+-- issued) — no page query, no signature.
+--
+-- Otherwise the page is one index range scan after the cursor's position. `next` is the last row's position,
 -- or the watermark if that is earlier; `has_more` is true only when the page is full, `next`
 -- advanced to its last row, and rows follow — a page that reached past the watermark answers
 -- false, so a client following the polling pattern never spins.
@@ -26,6 +31,10 @@ BEGIN
         SELECT * INTO v_from FROM app.cursor_position(p_operator_id, p_since);
         IF v_from.changed_at > p_watermark THEN
             SELECT p_watermark AS changed_at, '' AS reference INTO v_from;  -- clamped back
+        ELSIF NOT EXISTS (SELECT FROM app.bookings AS b
+                           WHERE b.operator_id = p_operator_id
+                             AND (b.changed_at, b.reference) > (v_from.changed_at, v_from.reference COLLATE "C")) THEN
+            RETURN jsonb_build_object('bookings', '[]'::jsonb, 'next', p_since, 'has_more', false);
         END IF;
     END IF;
 
