@@ -1,18 +1,15 @@
--- Compare two byte strings in time that depends only on their lengths, never on where they
--- first differ. pgcrypto has no such compare; the secret check must not leak a prefix match.
+-- Whether two byte strings are equal, in a way whose timing tells nothing of where they first
+-- differ: their SHA-256 digests are compared instead (a digest takes time by length only, and how
+-- far two digests agree says nothing of the values'). pgcrypto has no constant-time compare, and a
+-- byte loop in PL/pgSQL cost a credential check and a cursor check several microseconds each.
 CREATE OR REPLACE FUNCTION app.constant_time_equals(p_a bytea, p_b bytea)
 RETURNS boolean
 LANGUAGE plpgsql
 IMMUTABLE STRICT
 SET search_path = pg_catalog, pg_temp
 AS $$
-DECLARE
-    v_diff integer := octet_length(p_a) # octet_length(p_b);
 BEGIN
-    FOR i IN 0 .. least(octet_length(p_a), octet_length(p_b)) - 1 LOOP
-        v_diff := v_diff | (get_byte(p_a, i) # get_byte(p_b, i));
-    END LOOP;
-    RETURN v_diff = 0;
+    RETURN extensions.digest(p_a, 'sha256') = extensions.digest(p_b, 'sha256');
 END
 $$;
 REVOKE ALL ON FUNCTION app.constant_time_equals(bytea, bytea) FROM PUBLIC;
