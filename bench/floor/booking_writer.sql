@@ -19,6 +19,6 @@ GRANT USAGE ON SEQUENCE app.booking_stamps_capped TO bench_booking_writer;
 GRANT SELECT, INSERT, UPDATE ON app.bookings TO bench_booking_writer;
 GRANT SELECT, INSERT, UPDATE, DELETE ON app.lot_booking_days TO bench_booking_writer;   -- (UPDATE: FOR UPDATE)
 GRANT SELECT, INSERT ON app.webhook_hints TO bench_booking_writer;
-GRANT EXECUTE ON FUNCTION app.booking_writer_lock(uuid), app.booking_writer_key(uuid),
+GRANT EXECUTE ON FUNCTION app.booking_writer_lock(uuid), app.booking_writer_key(uuid), app.booking_writer_presence(),
                           pg_catalog.pg_advisory_xact_lock_shared(integer, integer),
                           extensions.gen_random_bytes(integer) TO bench_booking_writer;
