@@ -385,15 +385,25 @@ impl Load {
         }
     }
 
-    /// The platform: one booking per operator per hour, spread evenly, each to the next operator in
-    /// turn; one in ten updated a minute later.
+    /// The platform: one booking per lot per 8 hours, spread evenly in time, each to an operator
+    /// chosen in proportion to its lots; one in ten updated a minute later.
     async fn record_bookings(self: Arc<Self>, platform: Vec<Arc<tokio_postgres::Client>>, start: Instant) {
-        let interval = model::BOOKING_PER_OPERATOR / self.operators.len() as u32;
+        let lots_before: Vec<u64> = self
+            .operators
+            .iter()
+            .scan(0u64, |before, operator| {
+                let first = *before;
+                *before += u64::from(operator.lots);
+                Some(first)
+            })
+            .collect();
+        let total: u64 = self.operators.iter().map(|o| u64::from(o.lots)).sum();
+        let interval = model::BOOKING_PER_LOT.div_f64(total.max(1) as f64);
         let mut at = start;
         let mut sequence: u64 = 0;
         while at < self.end {
             sleep_until(at).await;
-            let index = (sequence % self.operators.len() as u64) as usize;
+            let index = model::booking_operator(sequence, &lots_before, total);
             let client = platform[sequence as usize % platform.len()].clone();
             let load = self.clone();
             let scheduled = at;

@@ -6,8 +6,10 @@
 //! - pushes one lot's rates every minute, one lot's closure list every 10 minutes, one lot PUT every
 //!   5 minutes (nine in ten unchanged, one in ten with a changed field; one in twenty a dry run),
 //!   and lists its lots every 10 minutes;
-//! - the platform records one booking per operator per hour through `platform.booking_record` and
-//!   updates one in ten of them a minute later; half the operators have a webhook endpoint armed.
+//! - the platform records bookings in proportion to an operator's lots, one per lot per 8 hours
+//!   (an operator of 1 000 lots about 125 an hour, one of 5 lots one every 96 minutes), through
+//!   `platform.booking_record`, each on one of its lots, and updates one in ten of them a minute
+//!   later; half the operators have a webhook endpoint armed.
 //!
 //! Every operator starts each action at its own offset within the interval, so the load is spread
 //! evenly, and sends on schedule whatever the server's answers take (open loop).
@@ -19,7 +21,7 @@ pub const RATES_PUSH: Duration = Duration::from_secs(60);
 pub const LOT_PUT: Duration = Duration::from_secs(300);
 pub const CLOSURES_PUSH: Duration = Duration::from_secs(600);
 pub const LOTS_LIST: Duration = Duration::from_secs(600);
-pub const BOOKING_PER_OPERATOR: Duration = Duration::from_secs(3600);
+pub const BOOKING_PER_LOT: Duration = Duration::from_secs(8 * 3600);
 pub const BOOKING_UPDATE_AFTER: Duration = Duration::from_secs(60);
 /// Page sizes a real client asks for: the feed's and the lot list's largest.
 pub const FEED_LIMIT: u32 = 500;
@@ -35,14 +37,14 @@ pub const BOOKING_TO_FEED_P99_MS: u64 = 12_000;
 pub fn describe() -> String {
     format!(
         "feed pull every {}s (and on each hint), rates push every {}s, lot PUT every {}s (1 in 10 changed, 1 in 20 \
-         a dry run), closure list every {}s, lot list every {}s; one booking recorded per operator per {}s, 1 in 10 \
+         a dry run), closure list every {}s, lot list every {}s; one booking recorded per lot per {}s, 1 in 10 \
          updated {}s later; endpoints armed for half the operators",
         FEED_POLL.as_secs(),
         RATES_PUSH.as_secs(),
         LOT_PUT.as_secs(),
         CLOSURES_PUSH.as_secs(),
         LOTS_LIST.as_secs(),
-        BOOKING_PER_OPERATOR.as_secs(),
+        BOOKING_PER_LOT.as_secs(),
         BOOKING_UPDATE_AFTER.as_secs()
     )
 }
@@ -111,9 +113,17 @@ pub fn closures_body(changed: bool) -> String {
     )
 }
 
+/// Which operator records booking `sequence`: one chosen in proportion to its lots, `lots_before`
+/// holding each operator's first lot's rank among all of them (ascending, starting at 0) and
+/// `total` the lots of all.
+pub fn booking_operator(sequence: u64, lots_before: &[u64], total: u64) -> usize {
+    let rank = (fraction(sequence, 17) * total as f64) as u64;
+    lots_before.partition_point(|&first| first <= rank) - 1
+}
+
 /// A booking as the platform records it, on one of operator `i`'s lots.
 pub fn booking(i: u32, sequence: u64) -> serde_json::Value {
-    let lot = 1 + (sequence % lots_of(i).min(20) as u64) as u32;
+    let lot = 1 + (fraction(sequence, i as u64 + 19) * lots_of(i) as f64) as u32;
     serde_json::json!({
         "external_reference": format!("PLT-{i}-{sequence}"),
         "lot_external_id": lot_id(lot),
@@ -142,6 +152,26 @@ mod tests {
         assert_eq!(lots_of(100), 1000);
         assert_eq!(lots_of(1), 5 + 7919 % 16);
         assert!((1..=99).all(|i| (5..=20).contains(&lots_of(i))));
+    }
+
+    #[test]
+    fn bookings_go_to_operators_in_proportion_to_their_lots() {
+        // operators of 10, 30 and 60 lots: about a tenth, three tenths and six tenths of the bookings
+        let lots_before = [0, 10, 40];
+        let mut counts = [0u32; 3];
+        for sequence in 0..10_000 {
+            counts[booking_operator(sequence, &lots_before, 100)] += 1;
+        }
+        assert!((900..1_100).contains(&counts[0]) && (2_800..3_200).contains(&counts[1]), "{counts:?}");
+        assert_eq!(counts.iter().sum::<u32>(), 10_000);
+    }
+
+    #[test]
+    fn a_booking_is_on_one_of_its_operators_lots() {
+        assert!((0..1000).all(|sequence| {
+            let lot = booking(100, sequence)["lot_external_id"].as_str().unwrap()[4..].parse::<u32>().unwrap();
+            (1..=1000).contains(&lot)
+        }));
     }
 
     #[test]
