@@ -3,7 +3,8 @@
 # (bench/capacity/src/model.rs), found by steps: for each N of CAPACITY_STEPS, a fresh gateway
 # (release build, the contract's rate limits on, behind a signed edge, its webhook worker
 # delivering to this program's receiver on port 443), CAPACITY_WARMUP seconds of warm-up, then
-# CAPACITY_MEASURE seconds measured, then where PostgreSQL's time went (postgres_profile.sh). It
+# CAPACITY_MEASURE seconds measured, then where PostgreSQL's time went (postgres_profile.sh); first,
+# a calibration of the machine (/ping and the empty tail at one connection). It
 # stops at the first step over a bound and writes every step to bench/capacity/RESULTS.md
 # (CAPACITY_OUT), the largest N within every bound first. The seeded
 # database (capacity) holds the largest step's operators and is kept for later runs of that size
@@ -21,6 +22,7 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cluster="$root/sql/dev/cluster.sh"
+pg_bin="${PG_BIN:-/usr/lib/postgresql/15/bin}"
 profile="$root/bench/capacity/postgres_profile.sh"
 if [ -n "${CAPACITY_QUICK:-}" ]; then
     steps="${CAPACITY_STEPS:-200}"; warmup="${CAPACITY_WARMUP:-15}"; measure="${CAPACITY_MEASURE:-30}"
@@ -88,6 +90,28 @@ fi
 "$capacity" tls "$work/tls"
 grep -qF "$hosts_line" /etc/hosts || echo "$hosts_line" >>/etc/hosts
 
+# This machine's calibration, before the search, so that runs on two machines can be compared: the
+# gateway's own calls for /ping and for the empty tail (the first operator's feed followed to its
+# end), pgbench at one connection as the gateway's role, 5 s each.
+calibration() {
+    local auth since="" page url
+    auth="Bearer $(awk -F'\t' 'NR == 1 { print $3 }' "$work/operators.tsv")"
+    for _ in $(seq 1000); do
+        page=$(psql "$admin_url" -XAtq -v auth="$auth" -v since="$since" \
+                   <<<"SELECT body ->> 'next', body ->> 'has_more' FROM api.bookings_get(:'auth', :'since', 500)")
+        since=${page%%|*}
+        [ "${page##*|}" = true ] || break
+    done
+    url=$("$cluster" url "$db" ingest_gateway)
+    latency() {
+        "$pg_bin/pgbench" -n -M prepared -c 1 -T 5 -f "$root/bench/pgbench/$1" -D auth="$auth" -D since="$since" \
+            -D limit=500 "$url" 2>&1 | awk '/^latency average/ { print $4 }'
+    }
+    echo "Calibration (pgbench, the gateway's own call, one connection): /ping $(latency ping.sql) ms, the empty tail $(latency bookings_tail.sql) ms."
+}
+calibrated=$(calibration)
+echo "$calibrated" >&2
+
 {
     echo "# Capacity: how many operators one machine serves"
     echo
@@ -101,6 +125,8 @@ grep -qF "$hosts_line" /etc/hosts || echo "$hosts_line" >>/etc/hosts
     echo
     echo "Bounds: every route's p99 ≤ 50 ms (the bookings page ≤ 100 ms), no 5xx, no 429, every hint"
     echo "delivered within 2 s p99, a booking recorded reaching its operator's feed within 12 s p99."
+    echo
+    echo "$calibrated"
     echo
 } >"$out.steps"
 

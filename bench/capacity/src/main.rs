@@ -202,6 +202,7 @@ async fn run(settings: Settings) -> Result<i32, String> {
         report::servers_usage(&settings.postgres_pids),
         report::usage(own_pid, false),
     ];
+    let machine_before = report::machine_busy_ticks();
     let (mut gateway_rss, mut postgres_rss) = (0, 0);
     let measured_from = Instant::now();
     while Instant::now() < load.end {
@@ -215,6 +216,7 @@ async fn run(settings: Settings) -> Result<i32, String> {
         report::servers_usage(&settings.postgres_pids),
         report::usage(own_pid, false),
     ];
+    let machine = report::machine_busy_ticks().saturating_sub(machine_before) as f64 / 100.0 / elapsed.as_secs_f64();
     let cores = |i: usize| (after[i].ticks.saturating_sub(before[i].ticks)) as f64 / 100.0 / elapsed.as_secs_f64();
     // What is still awaited a bound after it was recorded never came.
     let overdue = |awaited: &Mutex<HashMap<String, Instant>>, bound: u64| {
@@ -225,6 +227,7 @@ async fn run(settings: Settings) -> Result<i32, String> {
         gateway_cpu: cores(0),
         postgres_cpu: cores(1),
         own_cpu: cores(2),
+        other_cpu: (machine - cores(0) - cores(1) - cores(2)).max(0.0),
         gateway_rss_mib: gateway_rss as f64 / 1024.0,
         postgres_rss_mib: postgres_rss as f64 / 1024.0,
         hints_missing: overdue(&load.awaiting_hint, 10 * model::HINT_P99_MS),
