@@ -219,18 +219,20 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_payload constant text := app.signed_token_payload(p_token, 512);
-    v_fields text[];
+    v_micros constant text := split_part(v_payload, '|', 2);
+    v_reference constant text := split_part(v_payload, '|', 3);
 BEGIN
-    -- "1|<sign><1-18 digits>|<0-64 of A-Za-z0-9_->"
-    v_fields := regexp_match(v_payload, '^1\|(-?)([0-9]+)\|([A-Za-z0-9_-]*)$');
-    -- The token must be exactly the text this service issues for that payload and operator (the
-    -- signature, and the one spelling: app/calls/signed_tokens.sql).
-    IF v_fields IS NULL OR char_length(v_fields[2]) > 18 OR char_length(v_fields[3]) > 64
+    -- "1|<sign><1-18 digits>|<0-64 of A-Za-z0-9_->", matched without captures and cut by split_part
+    -- (bench/FINDINGS.md, "Patterns without captures"). The token must be exactly the text this
+    -- service issues for that payload and operator (the signature, and the one spelling:
+    -- app/calls/signed_tokens.sql).
+    IF NOT coalesce(v_payload ~ '^1\|-?[0-9]+\|[A-Za-z0-9_-]*$', false)
+       OR char_length(ltrim(v_micros, '-')) > 18 OR char_length(v_reference) > 64
        OR NOT app.signed_token_matches(p_token, v_payload, app.cursor_signature(p_operator_id, v_payload)) THEN
         PERFORM app.refuse(422, 'invalid_cursor', 'since');
     END IF;
-    changed_at := timestamptz 'epoch' + (v_fields[1] || v_fields[2] || ' microseconds')::interval;  -- exact, unlike a float
-    reference := v_fields[3];
+    changed_at := timestamptz 'epoch' + (v_micros || ' microseconds')::interval;  -- exact, unlike a float
+    reference := v_reference;
 END
 $$;
 REVOKE ALL ON FUNCTION app.cursor_position(uuid, text) FROM PUBLIC;
