@@ -139,13 +139,15 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    v_class constant oid := app.booking_writer_lock_class(p_operator_id);
     v_lagged constant timestamptz :=
         now() - (SELECT s.value::interval FROM app.settings AS s WHERE s.name = 'bookings_watermark_lag');
+    v_class oid;
 BEGIN
     IF app.booking_writers_none(p_operator_id) THEN
         RETURN v_lagged;
     END IF;
+    -- (the lock's key as pg_locks shows it, computed once, not for each of its rows)
+    v_class := app.booking_writer_lock_class(p_operator_id);
     RETURN least(
         v_lagged,
         (SELECT app.booking_writer_started(min(l.objid::bigint))
