@@ -149,12 +149,9 @@ impl Drop for Standby<'_> {
 /// The CPU time process `pid` has used so far, in µs: its threads' user and system time.
 pub fn cpu_us(pid: u32) -> Fallible<u64> {
     static TICKS: OnceLock<u64> = OnceLock::new();
-    let ticks = match TICKS.get() {
-        Some(ticks) => *ticks,
-        None => *TICKS.get_or_init(|| {
-            output(Command::new("getconf").arg("CLK_TCK")).ok().and_then(|t| t.trim().parse().ok()).unwrap_or(100)
-        }),
-    };
+    let ticks = *TICKS.get_or_init(|| {
+        output(Command::new("getconf").arg("CLK_TCK")).ok().and_then(|t| t.trim().parse().ok()).unwrap_or(100)
+    });
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
     // (after the command's name, which may hold spaces: the state is field 3, utime 14, stime 15)
     let fields: Vec<&str> = stat.rsplit_once(") ").ok_or("an unreadable /proc stat")?.1.split(' ').collect();

@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use crate::measurements::{Measurement, Measurements, Process, Side};
 use crate::rounds::Round;
-use crate::scenarios::{booking_write_scenarios, route, Scenario, BOOKING_WRITE_MAX_CONNECTIONS, FEED_ROUTES, ROUTES};
+use crate::scenarios::{booking_write_scenarios, Scenario, BOOKING_WRITE_MAX_CONNECTIONS, FEED_ROUTES, ROUTES};
 use crate::settings::Size;
 use crate::targets;
 
@@ -23,12 +23,18 @@ pub mod shown {
         (value * 1000.0).round() / 1000.0
     }
 
-    /// a ÷ b to two decimals, or "-" when either is missing or b is not above 0.
-    pub fn ratio(a: Option<f64>, b: Option<f64>) -> String {
+    /// a ÷ b as its two decimals show it (a target judges the figure a reader sees), or none when
+    /// either is missing or b is not above 0.
+    pub fn ratio_value(a: Option<f64>, b: Option<f64>) -> Option<f64> {
         match (a, b) {
-            (Some(a), Some(b)) if b > 0.0 => format!("{:.2}", a / b),
-            _ => "-".to_string(),
+            (Some(a), Some(b)) if b > 0.0 => format!("{:.2}", a / b).parse().ok(),
+            _ => None,
         }
+    }
+
+    /// [`ratio_value`] as a cell ("-" for none).
+    pub fn ratio(a: Option<f64>, b: Option<f64>) -> String {
+        optional(ratio_value(a, b), 2)
     }
 
     /// rate, p50, p99 and errors as four cells ("-" each when not measured).
@@ -246,13 +252,30 @@ figures as above; CPU µs/req: the process's user and system time over the reque
     );
 }
 
-/// The clocks at one connection, as shown: (body KiB, wrk, request, call, own µs, exchange µs).
-pub fn one_connection(m: &Measurements, size: Size, scenario: Scenario) -> Option<(String, f64, f64, f64, f64, f64)> {
-    let (kib, wrk, request, call) = m.clocks(size, scenario)?;
+/// A scenario's clocks at one connection, as shown: the means (ms) to the µs, and what they split
+/// into (µs, whole).
+pub struct OneConnection {
+    pub body_kib: f64,
+    pub wrk: f64,
+    pub request: f64,
+    pub call: f64,
+    /// request − call: the gateway's own code.
+    pub own_us: f64,
+    /// wrk − request: the HTTP exchange.
+    pub exchange_us: f64,
+}
+
+pub fn one_connection(m: &Measurements, size: Size, scenario: Scenario) -> Option<OneConnection> {
+    let (body_kib, wrk, request, call) = m.clocks(size, scenario)?;
     let (wrk, request, call) = (shown::ms(wrk), shown::ms(request), shown::ms(call));
-    let has_body = route(scenario).is_some_and(|r| r.body.is_some());
-    let kib = if has_body { format!("{kib:.1}") } else { "0".to_string() };
-    Some((kib, wrk, request, call, ((request - call) * 1000.0).round(), ((wrk - request) * 1000.0).round()))
+    Some(OneConnection {
+        body_kib,
+        wrk,
+        request,
+        call,
+        own_us: ((request - call) * 1000.0).round(),
+        exchange_us: ((wrk - request) * 1000.0).round(),
+    })
 }
 
 fn one_connection_table(m: &Measurements, out: &mut String) {
@@ -272,12 +295,18 @@ Drift between rounds cannot enter these differences; it can enter gateway p50 �
     );
     for &size in &m.run.sizes {
         for r in ROUTES {
-            if let Some((kib, wrk, request, call, own, exchange)) = one_connection(m, size, r.scenario) {
+            if let Some(c) = one_connection(m, size, r.scenario) {
+                let kib = if r.body.is_some() { format!("{:.1}", c.body_kib) } else { "0".to_string() };
                 let _ = writeln!(
                     out,
-                    "| {} | {} | {kib} | {wrk:.3} | {request:.3} | {call:.3} | {own:.0} | {exchange:.0} |",
+                    "| {} | {} | {kib} | {:.3} | {:.3} | {:.3} | {:.0} | {:.0} |",
                     r.scenario.label(),
-                    size.name()
+                    size.name(),
+                    c.wrk,
+                    c.request,
+                    c.call,
+                    c.own_us,
+                    c.exchange_us
                 );
             }
         }
@@ -318,7 +347,7 @@ highest age of the last publication the standby held, and the most WAL it had ye
                 feed.primary.p50,
                 shown::rate(&feed.standby),
                 feed.standby.p50,
-                feed.ratio,
+                shown::optional(feed.ratio, 2),
                 feed.errors,
                 feed.reads,
                 feed.fallbacks,
@@ -334,7 +363,7 @@ pub struct StandbyRow {
     pub connections: u32,
     pub primary: Round,
     pub standby: Round,
-    pub ratio: String,
+    pub ratio: Option<f64>,
     pub errors: String,
     pub reads: u64,
     pub fallbacks: u64,
@@ -351,7 +380,7 @@ pub fn standby_row(m: &Measurements, size: Size, scenario: Scenario) -> Option<S
     let aborted = if primary.aborted || standby.aborted { "+aborted" } else { "" };
     Some(StandbyRow {
         connections,
-        ratio: shown::ratio(Some(shown::rate(&standby)), Some(shown::rate(&primary))),
+        ratio: shown::ratio_value(Some(shown::rate(&standby)), Some(shown::rate(&primary))),
         errors: format!("{}{aborted}", primary.errors + standby.errors),
         primary,
         standby,

@@ -74,6 +74,8 @@ pub struct Ports {
 pub struct Settings {
     /// The repository's root.
     pub root: PathBuf,
+    /// The cores this run may use.
+    pub cores: usize,
     /// Where PostgreSQL's programs are (`PG_BIN`).
     pub pg_bin: PathBuf,
     /// Seconds each side is measured on a route, in all.
@@ -157,6 +159,7 @@ impl Settings {
             pg_bin: PathBuf::from(var("PG_BIN").unwrap_or_else(|| "/usr/lib/postgresql/15/bin".to_string())),
             out: var("BENCH_OUT").map(PathBuf::from).unwrap_or_else(|| root.join("bench/RESULTS.md")),
             root,
+            cores,
             duration,
             rounds,
             sizes,

@@ -55,8 +55,11 @@ impl Judge<'_> {
         value
     }
 
+    /// Notes a missing measurement, once however many targets read it.
     fn miss(&mut self, what: String) {
-        self.missing.push(what);
+        if !self.missing.contains(&what) {
+            self.missing.push(what);
+        }
     }
 
     fn row(&mut self, target: &str, size: &str, route: &str, measured: String, met: bool) {
@@ -109,10 +112,7 @@ pub fn judge(m: &Measurements) -> Judged {
              are pgbench p50 at one connection.\n\n| target | size | route | measured | |\n|---|---|---|---|---|\n{}",
             judge.rows
         ),
-        missing: {
-            let mut seen = std::collections::HashSet::new();
-            judge.missing.into_iter().filter(|m| seen.insert(m.clone())).collect()
-        },
+        missing: judge.missing,
     }
 }
 
@@ -129,8 +129,9 @@ fn read_function_within_twice_its_floor(j: &mut Judge) {
                 j.not_measured(TARGET, size.name(), r.scenario.label());
                 continue;
             };
-            let ratio = shown::ratio(Some(shown::ms(function.p50)), Some(shown::ms(floor.p50)));
-            let met = ratio.parse::<f64>().is_ok_and(|r| r <= 2.0);
+            let ratio = shown::ratio_value(Some(shown::ms(function.p50)), Some(shown::ms(floor.p50)));
+            let met = ratio.is_some_and(|r| r <= 2.0);
+            let ratio = shown::optional(ratio, 2);
             j.row(
                 TARGET,
                 size.name(),
@@ -205,9 +206,8 @@ fn rates_compared(j: &mut Judge, target: &str, key: (Size, Scenario, u32), side:
         j.not_measured(target, key.0.name(), &at);
         return;
     };
-    let ratio = shown::ratio(Some(shown::rate(&a)), Some(shown::rate(&b)));
-    let met = ratio.parse::<f64>().is_ok_and(|r| r >= least);
-    j.row(target, key.0.name(), &at, ratio, met);
+    let ratio = shown::ratio_value(Some(shown::rate(&a)), Some(shown::rate(&b)));
+    j.row(target, key.0.name(), &at, shown::optional(ratio, 2), ratio.is_some_and(|r| r >= least));
 }
 
 /// At one connection, the gateway's p50 within 0.03 ms of the pass-through's.
@@ -241,12 +241,11 @@ fn own_code_per_request_and_kib(j: &mut Judge) {
     for size in j.sizes() {
         for r in ROUTES {
             let clocks = one_connection(j.m, size, r.scenario);
-            let Some((kib, _, _, _, own, _)) = j.found(clocks, || format!("{} {:?} clocks", size.name(), r.scenario))
-            else {
+            let Some(clocks) = j.found(clocks, || format!("{} {:?} clocks", size.name(), r.scenario)) else {
                 j.not_measured(TARGET, size.name(), r.scenario.label());
                 continue;
             };
-            let bound = OWN_US + OWN_US_PER_KIB * kib.parse::<f64>().unwrap_or(0.0);
+            let (own, bound) = (clocks.own_us, OWN_US + OWN_US_PER_KIB * clocks.body_kib);
             j.row(TARGET, size.name(), r.scenario.label(), format!("{own:.0} µs (≤ {bound:.0})"), own <= bound);
         }
     }
@@ -368,8 +367,9 @@ fn booking_writes_against_their_floor(j: &mut Judge) {
                     j.not_measured(TWICE, size.name(), &at);
                     continue;
                 };
-                let ratio = shown::ratio(Some(shown::ms(function.p50)), Some(shown::ms(floor.p50)));
-                let met = ratio.parse::<f64>().is_ok_and(|r| r <= 2.0);
+                let ratio = shown::ratio_value(Some(shown::ms(function.p50)), Some(shown::ms(floor.p50)));
+                let met = ratio.is_some_and(|r| r <= 2.0);
+                let ratio = shown::optional(ratio, 2);
                 j.row(
                     TWICE,
                     size.name(),
@@ -440,13 +440,13 @@ fn feed_from_a_standby(j: &mut Judge) {
                 "{:.0} ÷ {:.0} req/s = {} (reads by the standby {}, fallbacks {}; publication age ≤ {:.2} s, WAL to replay ≤ {} B)",
                 shown::rate(&row.standby),
                 shown::rate(&row.primary),
-                row.ratio,
+                shown::optional(row.ratio, 2),
                 row.reads,
                 row.fallbacks,
                 row.max_age_s,
                 row.max_wal_bytes
             );
-            let met = row.ratio.parse::<f64>().is_ok_and(|r| r >= 0.9) && row.fallbacks == 0;
+            let met = row.ratio.is_some_and(|r| r >= 0.9) && row.fallbacks == 0;
             j.row(TARGET, size.name(), scenario.label(), measured, met);
         }
     }

@@ -92,9 +92,7 @@ pub fn parse(report: &str) -> WrkRun {
         let fields: Vec<&str> = line.split_whitespace().collect();
         match fields.as_slice() {
             // (not "Latency Distribution", the heading of the percentiles)
-            ["Latency", mean, ..] if milliseconds(mean).is_some() => {
-                run.mean_ms = milliseconds(mean).unwrap_or_default()
-            }
+            ["Latency", mean, ..] => run.mean_ms = milliseconds(mean).unwrap_or(run.mean_ms),
             ["50%", value] => run.round.p50 = milliseconds(value).unwrap_or_default(),
             ["99%", value] => run.round.p99 = milliseconds(value).unwrap_or_default(),
             ["Requests/sec:", rate] => run.round.rate = rate.parse().unwrap_or_default(),

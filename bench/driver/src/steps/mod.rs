@@ -103,7 +103,7 @@ pub fn run(settings: &Settings, recorder: &mut Recorder) -> Fallible<()> {
         commit: output(Command::new("git").arg("-C").arg(&settings.root).args(["rev-parse", "--short", "HEAD"]))?
             .trim()
             .to_string(),
-        cores: std::thread::available_parallelism()?.get(),
+        cores: settings.cores,
         server_version: psql(&bench.cluster_url, "SHOW server_version")?,
         duration: settings.duration,
         rounds: settings.rounds,

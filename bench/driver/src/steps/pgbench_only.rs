@@ -2,6 +2,7 @@
 //! unchanged lot PUT against a GET of the lot in the same seconds.
 
 use super::database::Database;
+use super::routes::SqlCall;
 use super::{carry_on, Bench};
 use crate::measurements::{Measurement, Recorder, Side};
 use crate::rounds::combine;
@@ -19,7 +20,7 @@ use crate::shell::Fallible;
 pub fn measure_booking_writes(bench: &Bench, database: &Database, recorder: &mut Recorder) -> Fallible<()> {
     let settings = bench.settings;
     let size = database.size;
-    let variables = [
+    let variables = vec![
         ("operator".to_string(), database.operator.clone()),
         ("lots".to_string(), size.lots().to_string()),
         ("bookings".to_string(), size.bookings().to_string()),
@@ -30,20 +31,15 @@ pub fn measure_booking_writes(bench: &Bench, database: &Database, recorder: &mut
             database.disarm_endpoint()?;
             armed = false;
         }
+        let function_call = SqlCall::new(bench, "pgbench", script, &database.admin_url, variables.clone());
+        let floor_call = SqlCall::new(bench, "floor", script, &database.booking_floor_url, variables.clone());
         for &connections in settings.connections.iter().filter(|&&c| c <= BOOKING_WRITE_MAX_CONNECTIONS) {
             eprintln!("{}: {} at {connections}", size.name(), scenario.label());
             database.vacuum("app.bookings, app.lot_booking_days, app.webhook_hints")?;
             let (mut function, mut floor) = (vec![], vec![]);
             for _ in 0..settings.rounds {
-                for (rounds, folder, url) in [
-                    (&mut function, "pgbench", &database.admin_url),
-                    (&mut floor, "floor", &database.booking_floor_url),
-                ] {
-                    let path = settings.root.join("bench").join(folder).join(script);
-                    rounds
-                        .push(bench.pgbench.run(connections, settings.window(), url, &[path], &variables, None)?.round);
-                    carry_on()?;
-                }
+                function.push(function_call.round(bench, connections)?);
+                floor.push(floor_call.round(bench, connections)?);
             }
             for (side, rounds) in [(Side::Pgbench, &function), (Side::Floor, &floor)] {
                 recorder.record(Measurement::side((size, scenario, connections), side, (combine(rounds), None)))?;

@@ -3,6 +3,8 @@
 //! have prepared the route's statement; pgbench counts only its last window). Then again with the
 //! gateway, and in its turn the pass-through, on a core of its own.
 
+use std::path::PathBuf;
+
 use super::database::Database;
 use super::servers::{self, GatewayPlacement, Shared};
 use super::{carry_on, soak, Bench};
@@ -66,6 +68,10 @@ pub fn measure(bench: &Bench, database: &Database, shared: &Shared, recorder: &m
     let settings = bench.settings;
     let size = database.size;
     for route in ROUTES {
+        let function =
+            route.pgbench.as_ref().map(|s| sql_call(bench, database, route, s, SqlSide::Function)).transpose()?;
+        let floor_call =
+            route.floor.as_ref().map(|s| sql_call(bench, database, route, s, SqlSide::Floor)).transpose()?;
         for &connections in &settings.connections {
             eprintln!("{}: {} at {connections}", size.name(), route.scenario.label());
             // (clean tables, whatever an earlier route left: the changing PUT's dead rows)
@@ -86,11 +92,11 @@ pub fn measure(bench: &Bench, database: &Database, shared: &Shared, recorder: &m
                     wal_bytes += database.statement_wal_bytes()?;
                 }
                 bare.push(wrk_on(bench, database, route, &shared.bare, connections, settings.window(), None)?);
-                if let Some(script) = &route.pgbench {
-                    pgbench.push(sql_round(bench, database, route, script, SqlSide::Function, connections)?);
+                if let Some(call) = &function {
+                    pgbench.push(call.round(bench, connections)?);
                 }
-                if let Some(script) = &route.floor {
-                    floor.push(sql_round(bench, database, route, script, SqlSide::Floor, connections)?);
+                if let Some(call) = &floor_call {
+                    floor.push(call.round(bench, connections)?);
                 }
             }
             let key = (size, route.scenario, connections);
@@ -126,21 +132,16 @@ pub fn measure(bench: &Bench, database: &Database, shared: &Shared, recorder: &m
     Ok(())
 }
 
-/// Whose SQL a pgbench round makes: the gateway's own call as its role, or the floor's.
+/// Whose SQL a route's pgbench rounds make: the gateway's own call as its role, or the floor's.
 #[derive(Clone, Copy)]
 enum SqlSide {
     Function,
     Floor,
 }
 
-fn sql_round(
-    bench: &Bench,
-    database: &Database,
-    route: &Route,
-    script: &Script,
-    side: SqlSide,
-    connections: u32,
-) -> Fallible<Round> {
+/// A route's pgbench call: its script with its variables (the body's text among them), on the
+/// connection string of its side; made once for all of the route's rounds.
+fn sql_call(bench: &Bench, database: &Database, route: &Route, script: &Script, side: SqlSide) -> Fallible<SqlCall> {
     let (folder, url, mut variables) = match side {
         SqlSide::Function => (
             "pgbench",
@@ -167,10 +168,28 @@ fn sql_round(
         variables.push(("body".to_string(), std::fs::read_to_string(bench.work.join(body.file_name()))?));
     }
     variables.extend(script.variables.iter().map(|(n, v)| (n.to_string(), v.to_string())));
-    let path = bench.settings.root.join("bench").join(folder).join(script.file);
-    let run = bench.pgbench.run(connections, bench.settings.window(), url, &[path], &variables, None)?;
-    carry_on()?;
-    Ok(run.round)
+    Ok(SqlCall::new(bench, folder, script.file, url, variables))
+}
+
+/// A pgbench script (`bench/<folder>/<file>`) with its variables, on one connection string.
+pub struct SqlCall {
+    path: PathBuf,
+    url: String,
+    variables: Vec<(String, String)>,
+}
+
+impl SqlCall {
+    pub fn new(bench: &Bench, folder: &str, file: &str, url: &str, variables: Vec<(String, String)>) -> SqlCall {
+        SqlCall { path: bench.settings.root.join("bench").join(folder).join(file), url: url.to_string(), variables }
+    }
+
+    /// One round at `connections`, its window counted.
+    pub fn round(&self, bench: &Bench, connections: u32) -> Fallible<Round> {
+        let path = std::slice::from_ref(&self.path);
+        let run = bench.pgbench.run(connections, bench.settings.window(), &self.url, path, &self.variables, None)?;
+        carry_on()?;
+        Ok(run.round)
+    }
 }
 
 /// The request body's size in KiB, one decimal (0 for none): the own-code target allows 4 µs a

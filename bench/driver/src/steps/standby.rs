@@ -35,15 +35,17 @@ pub fn measure_feed(bench: &Bench, database: &Database, primary: &Server, record
     servers::serving(database, &[&gateway])?;
     std::thread::sleep(Duration::from_secs(2)); // a publication or two in place
     let lag = lag_sampler(bench, database)?;
-    let counter = |name: &str| {
-        gateway_metrics::sum(&gateway_metrics::scrape(settings.ports.standby_admin), name).unwrap_or(0.0) as u64
+    // (the standby gateway's reads by the standby and fallbacks to the primary, from one scrape)
+    let counters = || {
+        let metrics = gateway_metrics::scrape(settings.ports.standby_admin);
+        let counter = |name| gateway_metrics::sum(&metrics, name).unwrap_or(0.0) as u64;
+        (counter("ingest_standby_reads_total"), counter("ingest_standby_fallbacks_total"))
     };
     for &scenario in FEED_ROUTES {
         let feed = route(scenario).ok_or("a feed route that is not a route")?;
         let connections = FEED_CONNECTIONS;
         eprintln!("{}: {} from the standby at {connections}", size.name(), scenario.label());
-        let reads_before = counter("ingest_standby_reads_total");
-        let fallbacks_before = counter("ingest_standby_fallbacks_total");
+        let (reads_before, fallbacks_before) = counters();
         wrk_on(bench, database, feed, primary, connections, 1, None)?;
         wrk_on(bench, database, feed, &gateway, connections, 1, None)?;
         let (mut from_primary, mut from_standby) = (vec![], vec![]);
@@ -54,12 +56,13 @@ pub fn measure_feed(bench: &Bench, database: &Database, primary: &Server, record
         for (side, rounds) in [(Side::FeedPrimary, &from_primary), (Side::FeedStandby, &from_standby)] {
             recorder.record(Measurement::side((size, scenario, connections), side, side_of(rounds)))?;
         }
+        let (reads_after, fallbacks_after) = counters();
         recorder.record(Measurement::StandbyReads {
             size,
             scenario,
             connections,
-            reads: counter("ingest_standby_reads_total").saturating_sub(reads_before),
-            fallbacks: counter("ingest_standby_fallbacks_total").saturating_sub(fallbacks_before),
+            reads: reads_after.saturating_sub(reads_before),
+            fallbacks: fallbacks_after.saturating_sub(fallbacks_before),
         })?;
     }
     let samples = lag.finish();
