@@ -70,12 +70,30 @@ AS $$
       FROM fx;
 $$;
 
--- base64url without padding, written here apart from the code under test.
+-- base64url without padding, of bytes and of a text's UTF-8, written here apart from the code under
+-- test.
+CREATE FUNCTION pg_temp.b64url(p_bytes bytea)
+RETURNS text
+LANGUAGE sql
+AS $$
+    SELECT translate(encode(p_bytes, 'base64'), E'+/=\n', '-_');
+$$;
+
 CREATE FUNCTION pg_temp.b64url(p_text text)
 RETURNS text
 LANGUAGE sql
 AS $$
-    SELECT translate(encode(convert_to(p_text, 'UTF8'), 'base64'), E'+/=\n', '-_');
+    SELECT pg_temp.b64url(convert_to(p_text, 'UTF8'));
+$$;
+
+-- HMAC-SHA256 of a payload bound to A under the service's cursor key, as the cursor is signed.
+CREATE FUNCTION pg_temp.signature(p_payload text)
+RETURNS bytea
+LANGUAGE sql
+AS $$
+    SELECT extensions.hmac(convert_to(p_payload || '|' || a, 'UTF8'),
+                           (SELECT s.value FROM app.server_secrets AS s WHERE s.name = 'cursor_key'), 'sha256')
+      FROM fx;
 $$;
 
 -- The token of a payload signed with the service's key for A (any payload, issued or not).
@@ -83,7 +101,7 @@ CREATE FUNCTION pg_temp.signed(p_payload text)
 RETURNS text
 LANGUAGE sql
 AS $$
-    SELECT pg_temp.b64url(p_payload) || '.' || app.base64url(app.cursor_signature(a, p_payload)) FROM fx;
+    SELECT pg_temp.b64url(p_payload) || '.' || pg_temp.b64url(pg_temp.signature(p_payload));
 $$;
 
 -- The text with its p_position-th character replaced by the base64url character whose 6-bit value
@@ -205,9 +223,9 @@ SELECT pg_temp.refused(pg_temp.b64url(regexp_replace(tests.cursor_payload(t2), '
                        'the payload re-encoded with the same position spelt another way (a leading zero), with the old signature, is invalid_cursor since')
   FROM tok;
 SELECT pg_temp.refused(split_part(t1, '.', 1) || '.' || split_part(t2, '.', 2), 'one token''s payload with another''s signature is invalid_cursor since') FROM tok;
-SELECT pg_temp.refused(pg_temp.b64url('2|0|') || '.' || app.base64url(app.cursor_signature(a, '2|0|')),
+SELECT pg_temp.refused(pg_temp.signed('2|0|'),
                        'a payload of another version, signed with the service''s key for A, is invalid_cursor since') FROM fx;
-SELECT pg_temp.refused(pg_temp.b64url('1|0|FEED-1|x') || '.' || app.base64url(app.cursor_signature(a, '1|0|FEED-1|x')),
+SELECT pg_temp.refused(pg_temp.signed('1|0|FEED-1|x'),
                        'a signed payload with a field too many is invalid_cursor since') FROM fx;
 
 -- The payload's pattern at its bounds, each payload signed with the service's key for A: only the

@@ -28,7 +28,7 @@ BEGIN
     IF coalesce(p_since, '') = '' THEN
         SELECT timestamptz 'epoch' AS changed_at, '' AS reference INTO v_from;
     ELSE
-        SELECT * INTO v_from FROM app.cursor_position(p_operator_id, p_since);
+        v_from := app.cursor_position(p_operator_id, p_since);
         IF v_from.changed_at > p_watermark THEN
             SELECT p_watermark AS changed_at, '' AS reference INTO v_from;  -- clamped back
         ELSIF NOT EXISTS (SELECT FROM app.bookings AS b

@@ -48,12 +48,12 @@ BEGIN
       INTO v_credential
       FROM app.api_credentials AS c
      WHERE c.key_id = v_key_id;
-    PERFORM set_config('app.authenticating_key_id', '', true);
 
     v_valid := app.constant_time_equals(
         app.credential_secret_hash(coalesce(v_credential.secret_salt, '\x00000000000000000000000000000000'::bytea), v_secret),
         coalesce(v_credential.secret_hash, '\x0000000000000000000000000000000000000000000000000000000000000000'::bytea));
 
+    -- (entering ends the key id's lookup too)
     PERFORM app.enter_operator(coalesce(v_credential.operator_id, '00000000-0000-0000-0000-000000000000'::uuid));
     SELECT o.status INTO v_status FROM app.operators AS o WHERE o.id = v_credential.operator_id;
 
