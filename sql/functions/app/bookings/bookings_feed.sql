@@ -59,11 +59,12 @@ END
 $$;
 REVOKE ALL ON FUNCTION app.booking_writer_presence() FROM PUBLIC;
 
--- Whether no writer of the operator is open now: no other transaction holds its presence lock,
--- and this one has written nothing (a transaction's own lock never conflicts with itself; one that
--- has an xid may have written a booking). The exclusive lock is tried, never waited for, and let go
--- at once (the block's subtransaction is rolled back): a writer arriving meanwhile waits
--- microseconds. False sends the watermark to pg_locks, as does an owner not granted the try.
+-- Whether no other transaction holds a writer lock of the operator now: the exclusive presence lock
+-- is tried, never waited for, and let go at once (the block's subtransaction is rolled back): a
+-- writer arriving meanwhile waits microseconds. The poll's own transaction is not seen (its own lock
+-- never conflicts with itself), and need not be: a booking it wrote is visible to it, and stamped
+-- at or after its start, so past now() minus the lag. False sends the watermark to pg_locks, as
+-- does an owner not granted the try.
 CREATE OR REPLACE FUNCTION app.booking_writers_none(p_operator_id uuid)
 RETURNS boolean
 LANGUAGE plpgsql
@@ -81,7 +82,7 @@ BEGIN
         WHEN insufficient_privilege THEN
             v_free := false;  -- the owner may not try it (migrate warns): pg_locks, as before
     END;
-    RETURN v_free AND pg_current_xact_id_if_assigned() IS NULL;
+    RETURN v_free;
 END
 $$;
 REVOKE ALL ON FUNCTION app.booking_writers_none(uuid) FROM PUBLIC;
