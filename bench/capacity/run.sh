@@ -4,8 +4,9 @@
 # (release build, the contract's rate limits on, behind a signed edge, its webhook worker
 # delivering to this program's receiver on port 443), CAPACITY_WARMUP seconds of warm-up, then
 # CAPACITY_MEASURE seconds measured, then where PostgreSQL's time went (postgres_profile.sh); first,
-# a calibration of the machine (/ping and the empty tail at one connection). It
-# stops at the first step over a bound and writes every step to bench/capacity/RESULTS.md
+# a calibration of the machine (/ping and the empty tail at one connection). Steps in rising order
+# stop at the first step over a bound; steps given largest first search down and stop at the first
+# step within every bound. It writes every step to bench/capacity/RESULTS.md
 # (CAPACITY_OUT), the largest N within every bound first. The seeded
 # database (capacity) holds the largest step's operators and is kept for later runs of that size
 # or smaller.
@@ -15,6 +16,7 @@
 #   CAPACITY_STANDBY=1 bench/capacity/run.sh      the same with the feed read from a hot standby of
 #                                                 the cluster (sql/dev/cluster.sh standby, on these
 #                                                 same cores), written to RESULTS-standby.md
+#   CAPACITY_STEPS="14000 12000 10000" …          a search down from the largest
 #
 # Needs root (the receiver listens on port 443, and a hosts entry names it, removed at the end) and
 # the local cluster (sql/dev/cluster.sh).
@@ -34,6 +36,9 @@ standby="${CAPACITY_STANDBY:-}"
 out="${CAPACITY_OUT:-$root/bench/capacity/RESULTS${standby:+-standby}.md}"
 port="${CAPACITY_PORT:-18180}"
 largest=$(tr ' ' '\n' <<<"$steps" | sort -n | tail -1)
+# Steps given largest first search down: the first step within every bound ends the search.
+read -r first_step _ <<<"$steps"
+descending=""; [ "$first_step" = "$largest" ] && [ "$(wc -w <<<"$steps")" -gt 1 ] && descending=1
 work="$root/target/capacity"
 edge_secret="capacity-edge-secret"
 hosts_line="127.0.0.1 hooks.capacity.test # bench/capacity/run.sh"
@@ -156,8 +161,8 @@ for n in $steps; do
     "$profile" report "$admin_url" "$postmasters" "$work/processes-$n" $(( SECONDS - step_started )) >>"$out.steps"
     kill "$gateway_pid"; wait "$gateway_pid" 2>/dev/null || true; gateway_pid=""
     case $verdict in
-        0) passed=$n ;;
-        3) break ;;
+        0) passed=$n; [ -z "$descending" ] || break ;;
+        3) [ -n "$descending" ] || break ;;
         *) echo "the load program failed (exit $verdict)" >&2; exit 1 ;;
     esac
 done
