@@ -10,6 +10,9 @@
 # - the CPU of the servers' processes by kind (each login role's connections, autovacuum, the WAL
 #   writer, …), in cores over the step; a process that ended within the step (an autovacuum worker
 #   that finished) is not counted, so the kinds may add up to less than the step's PostgreSQL CPU;
+# - each route's call (the top-level statements) with its CPU per request: the connections' CPU
+#   over the step shared among the calls by their execution time (an estimate: PostgreSQL counts
+#   no CPU by statement, and a call's time includes its waits);
 # - the statements that took the most execution time (pg_stat_statements, tracking nested
 #   statements in this database: a function's own statements appear beside its call, whose time
 #   includes theirs).
@@ -20,7 +23,7 @@ command=$1 admin_url=$2 postmasters=$3 snapshot=$4
 # "pid ticks kind" for each child of the postmasters (ticks: its user and system CPU time, from
 # /proc); a connection's kind is its login role.
 processes() {
-    ps --ppid "$postmasters" -o pid=,args= | while read -r pid args; do
+    ps --ppid "${1:-$postmasters}" -o pid=,args= | while read -r pid args; do
         # (after "pid (command) ", utime and stime are the 12th and 13th fields)
         ticks=$(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$pid/stat" 2>/dev/null) || continue
         echo "$pid $ticks $args"
@@ -46,12 +49,37 @@ report)
     echo
     echo "| server processes | cores |"
     echo "|---|---|"
-    processes | awk -v seconds="$(( seconds * $(getconf CLK_TCK) ))" '
-        NR == FNR { before[$1] = $2; next }
-        { kind = $3; for (i = 4; i <= NF; i++) kind = kind " " $i
-          used[kind] += $2 - ($1 in before ? before[$1] : 0) }
-        END { for (kind in used) if (used[kind] > 0) printf "%.3f|%s\n", used[kind] / seconds, kind }' \
-        "$snapshot" - | sort -t'|' -k1,1 -rn | awk -F'|' '{ printf "| %s | %.2f |\n", $2, $1 }'
+    # "cores|kind" over the step, busiest first, of the children of the postmasters given
+    kinds() {
+        processes "$1" | awk -v seconds="$(( seconds * $(getconf CLK_TCK) ))" '
+            NR == FNR { before[$1] = $2; next }
+            { kind = $3; for (i = 4; i <= NF; i++) kind = kind " " $i
+              used[kind] += $2 - ($1 in before ? before[$1] : 0) }
+            END { for (kind in used) if (used[kind] > 0) printf "%.3f|%s\n", used[kind] / seconds, kind }' \
+            "$snapshot" - | sort -t'|' -k1,1 -rn
+    }
+    kinds "$postmasters" | awk -F'|' '{ printf "| %s | %.2f |\n", $2, $1 }'
+    echo
+    # (the CPU of the primary's connections, in ms over the step, for the table of calls: the
+    # statements are the primary's)
+    connections_ms=$(kinds "${postmasters%%,*}" |
+        awk -F'|' -v seconds="$seconds" '$2 ~ /^connections of / { sum += $1 } END { printf "%d", sum * seconds * 1000 }')
+    echo "| each route's call (top level) | calls a second | mean ms | PostgreSQL CPU ms a call (estimated) |"
+    echo "|---|---|---|---|"
+    calls=$(cat <<'SQL'
+SELECT left(regexp_replace(regexp_replace(s.query, '\s+', ' ', 'g'), '`', '', 'g'), 100),
+       round(s.calls / :seconds::numeric, 1), round(s.mean_exec_time::numeric, 3),
+       round((:connections_ms * s.total_exec_time / sum(s.total_exec_time) OVER () / s.calls)::numeric, 3)
+  FROM capacity.pg_stat_statements AS s
+ WHERE s.dbid = (SELECT oid FROM pg_catalog.pg_database WHERE datname = pg_catalog.current_database())
+   AND s.toplevel AND s.calls > 0
+   AND s.userid IN ('ingest_gateway'::regrole, 'capacity_platform'::regrole, 'webhook_worker'::regrole)
+ ORDER BY s.total_exec_time DESC
+ LIMIT 12
+SQL
+)
+    psql "$admin_url" -XAtq -v ON_ERROR_STOP=1 -F $'\t' -v seconds="$seconds" -v connections_ms="$connections_ms" <<<"$calls" |
+        awk -F'\t' '{ gsub(/\|/, "\\|", $1); printf "| `%s` | %s | %s | %s |\n", $1, $2, $3, $4 }'
     echo
     echo "| statement (the primary's) | calls a second | mean ms | ms a second |"
     echo "|---|---|---|---|"

@@ -230,6 +230,16 @@ impl Recorder {
             "- CPU (cores busy): gateway {:.2}, PostgreSQL {:.2}, this load program {:.2}, anything else on the machine {:.2}; memory (PSS, peak of 5 s samples): gateway {:.0} MiB, PostgreSQL {:.0} MiB",
             measured.gateway_cpu, measured.postgres_cpu, measured.own_cpu, measured.other_cpu, measured.gateway_rss_mib, measured.postgres_rss_mib
         ));
+        // The cost that travels between machines: what the same step's figure would be on another
+        // (the operator count a machine carries depends on that machine).
+        let requests_per_second = total as f64 / seconds;
+        lines.extend((total > 0).then(|| format!(
+            "- per 1 000 operators: PostgreSQL {:.3} cores, gateway {:.3} cores; per request to the gateway: PostgreSQL {:.3} ms of CPU, gateway {:.3} ms",
+            measured.postgres_cpu * 1000.0 / f64::from(operators),
+            measured.gateway_cpu * 1000.0 / f64::from(operators),
+            measured.postgres_cpu * 1000.0 / requests_per_second,
+            measured.gateway_cpu * 1000.0 / requests_per_second
+        )));
         // A step over a bound on a machine busy with something else says so: a noisy run is not
         // this service's limit.
         if !faults.is_empty() && measured.other_cpu >= BUSY_ELSEWHERE_CORES {
@@ -238,7 +248,7 @@ impl Recorder {
                 measured.other_cpu
             ));
         }
-        Step { operators, seconds, lines, faults, requests_per_second: total as f64 / seconds }
+        Step { operators, seconds, lines, faults, requests_per_second }
     }
 
     pub fn booking_write_quantiles(&self) -> Option<(u64, u64)> {
