@@ -170,15 +170,17 @@ REVOKE ALL ON FUNCTION app.bookings_watermark(uuid) FROM PUBLIC;
 -- on a standby"). A publication that is old only holds the feed back; never published: -infinity.
 CREATE OR REPLACE FUNCTION app.bookings_watermark_published(p_operator_id uuid)
 RETURNS timestamptz
-LANGUAGE sql
+LANGUAGE plpgsql
 STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT least(
-        now() - (SELECT s.value::interval FROM app.settings AS s WHERE s.name = 'bookings_watermark_lag'),
-        p.published_at,
-        app.booking_writer_started((p.writers ->> app.booking_writer_lock_class(p_operator_id)::text)::bigint))
-      FROM app.booking_writers_published AS p;
+BEGIN
+    RETURN (SELECT least(
+                now() - (SELECT s.value::interval FROM app.settings AS s WHERE s.name = 'bookings_watermark_lag'),
+                p.published_at,
+                app.booking_writer_started((p.writers ->> app.booking_writer_lock_class(p_operator_id)::text)::bigint))
+              FROM app.booking_writers_published AS p);
+END
 $$;
 REVOKE ALL ON FUNCTION app.bookings_watermark_published(uuid) FROM PUBLIC;
 
@@ -209,7 +211,7 @@ STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    v_payload constant text := app.signed_token_payload(p_token, 512, 'cursor_key', '|' || p_operator_id::text);
+    v_payload constant text := app.signed_token_payload('cursor_key', p_token, 512, '|' || p_operator_id::text);
     v_micros constant text := split_part(v_payload, '|', 2);
     v_reference constant text := split_part(v_payload, '|', 3);
 BEGIN

@@ -38,7 +38,7 @@ REVOKE ALL ON FUNCTION app.signed_token(text, text, text) FROM PUBLIC;
 -- bytes are read as text by the escape encoding, so a byte outside ASCII or a backslash comes out
 -- as a backslash sequence, whose token is another: such a payload is never returned (no conversion
 -- error to catch). Compared in constant time (app.constant_time_equals).
-CREATE OR REPLACE FUNCTION app.signed_token_payload(p_token text, p_max_length integer, p_key_name text, p_bound_to text)
+CREATE OR REPLACE FUNCTION app.signed_token_payload(p_key_name text, p_token text, p_max_length integer, p_bound_to text)
 RETURNS text
 LANGUAGE plpgsql
 STABLE
@@ -62,4 +62,4 @@ BEGIN
     RETURN NULL;
 END
 $$;
-REVOKE ALL ON FUNCTION app.signed_token_payload(text, integer, text, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.signed_token_payload(text, text, integer, text) FROM PUBLIC;
