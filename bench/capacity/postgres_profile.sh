@@ -10,6 +10,7 @@
 # - the CPU of the servers' processes by kind (each login role's connections, autovacuum, the WAL
 #   writer, …), in cores over the step; a process that ended within the step (an autovacuum worker
 #   that finished) is not counted, so the kinds may add up to less than the step's PostgreSQL CPU;
+#   with a standby, each server's own total beside it;
 # - each route's call (the top-level statements) with its CPU per request: the connections' CPU
 #   over the step shared among the calls by their execution time (an estimate: PostgreSQL counts
 #   no CPU by statement, and a call's time includes its waits);
@@ -60,6 +61,12 @@ report)
     }
     kinds "$postmasters" | awk -F'|' '{ printf "| %s | %.2f |\n", $2, $1 }'
     echo
+    # With a standby, each server's own share (what each would need on a machine of its own)
+    if [ "${postmasters#*,}" != "$postmasters" ]; then
+        server_cores() { kinds "$1" | awk -F'|' '{ sum += $1 } END { printf "%.2f", sum }'; }
+        echo "The primary's processes: $(server_cores "${postmasters%%,*}") cores; the standby's: $(server_cores "${postmasters#*,}") cores."
+        echo
+    fi
     # (the CPU of the primary's connections, in ms over the step, for the table of calls: the
     # statements are the primary's)
     connections_ms=$(kinds "${postmasters%%,*}" |
