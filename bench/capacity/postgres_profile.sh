@@ -50,27 +50,32 @@ report)
     echo
     echo "| server processes | cores |"
     echo "|---|---|"
-    # "cores|kind" over the step, busiest first, of the children of the postmasters given
+    # "cores|kind" over the step of the children of one postmaster (each server read once)
     kinds() {
         processes "$1" | awk -v seconds="$(( seconds * $(getconf CLK_TCK) ))" '
             NR == FNR { before[$1] = $2; next }
             { kind = $3; for (i = 4; i <= NF; i++) kind = kind " " $i
               used[kind] += $2 - ($1 in before ? before[$1] : 0) }
-            END { for (kind in used) if (used[kind] > 0) printf "%.3f|%s\n", used[kind] / seconds, kind }' \
-            "$snapshot" - | sort -t'|' -k1,1 -rn
+            END { for (kind in used) if (used[kind] > 0) printf "%.6f|%s\n", used[kind] / seconds, kind }' \
+            "$snapshot" -
     }
-    kinds "$postmasters" | awk -F'|' '{ printf "| %s | %.2f |\n", $2, $1 }'
+    primary=$(kinds "${postmasters%%,*}")
+    standby="" with_standby=""
+    [ "${postmasters#*,}" = "$postmasters" ] || { with_standby=1; standby=$(kinds "${postmasters#*,}"); }
+    # both servers' kinds together, busiest first
+    printf '%s\n%s\n' "$primary" "$standby" | awk -F'|' 'NF == 2 { cores[$2] += $1 }
+        END { for (kind in cores) printf "%.6f|%s\n", cores[kind], kind }' |
+        sort -t'|' -k1,1 -rn | awk -F'|' '{ printf "| %s | %.2f |\n", $2, $1 }'
     echo
     # With a standby, each server's own share (what each would need on a machine of its own)
-    if [ "${postmasters#*,}" != "$postmasters" ]; then
-        server_cores() { kinds "$1" | awk -F'|' '{ sum += $1 } END { printf "%.2f", sum }'; }
-        echo "The primary's processes: $(server_cores "${postmasters%%,*}") cores; the standby's: $(server_cores "${postmasters#*,}") cores."
+    if [ -n "$with_standby" ]; then
+        server_cores() { awk -F'|' '{ sum += $1 } END { printf "%.2f", sum }' <<<"$1"; }
+        echo "The primary's processes: $(server_cores "$primary") cores; the standby's: $(server_cores "$standby") cores."
         echo
     fi
     # (the CPU of the primary's connections, in ms over the step, for the table of calls: the
     # statements are the primary's)
-    connections_ms=$(kinds "${postmasters%%,*}" |
-        awk -F'|' -v seconds="$seconds" '$2 ~ /^connections of / { sum += $1 } END { printf "%d", sum * seconds * 1000 }')
+    connections_ms=$(awk -F'|' -v seconds="$seconds" '$2 ~ /^connections of / { sum += $1 } END { printf "%d", sum * seconds * 1000 }' <<<"$primary")
     echo "| each route's call (top level) | calls a second | mean ms | PostgreSQL CPU ms a call (estimated) |"
     echo "|---|---|---|---|"
     calls=$(cat <<'SQL'
