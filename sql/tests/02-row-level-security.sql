@@ -2,7 +2,7 @@
 -- every function runs) sees and writes only the rows of the operator in context. The checks run over
 -- tests.tenant_tables(), so a new tenant table without RLS, or without fixture rows here, fails.
 BEGIN;
-SELECT plan(24);
+SELECT plan(28);
 
 -- Fixture: operators A and B, each with members of every role, two credentials, a webhook endpoint
 -- and two lots, each lot with a price envelope, a closure and a booking (which leaves a hint) ------
@@ -77,12 +77,12 @@ SELECT is_empty(
     $$SELECT p.oid::regprocedure FROM pg_proc AS p
        WHERE p.pronamespace = ANY (tests.project_schemas())
          AND p.prosrc ~ 'app\.operator_id'
-         AND p.oid NOT IN ('app.enter_operator(uuid)'::regprocedure, 'app.leave_operator()'::regprocedure)$$,
-    'only app.enter_operator and app.leave_operator touch the setting app.operator_id');
+         AND p.oid <> 'app.set_operator_context(uuid)'::regprocedure$$,
+    'only app.set_operator_context touches the setting app.operator_id');
 SELECT is_empty(
     $$SELECT p.oid::regprocedure FROM pg_proc AS p
        WHERE p.pronamespace = ANY (tests.project_schemas())
-         AND p.prosrc ~ 'app\.enter_operator'
+         AND p.prosrc ~ 'app\.set_operator_context\((?!NULL\))'
          AND p.pronamespace <> 'platform'::regnamespace
          AND p.oid NOT IN ('app.authenticate(text, text, boolean)'::regprocedure, 'app.console_caller(text[], text)'::regprocedure,
                            'app.read_assertion_operator(text)'::regprocedure)$$,
@@ -91,8 +91,20 @@ SELECT is_empty(
     $$SELECT p.oid::regprocedure FROM pg_proc AS p
        WHERE p.pronamespace = ANY (tests.project_schemas())
          AND p.prosrc ~ 'app\.authenticating_key_id'
-         AND p.oid NOT IN ('app.authenticate(text, text, boolean)'::regprocedure, 'app.enter_operator(uuid)'::regprocedure)$$,
-    'only app.authenticate sets the key id readable during authentication (and app.enter_operator clears it)');
+         AND p.oid NOT IN ('app.authenticate(text, text, boolean)'::regprocedure, 'app.set_operator_context(uuid)'::regprocedure)$$,
+    'only app.authenticate sets the key id readable during authentication (and app.set_operator_context clears it)');
+
+-- What entering and leaving an operator clear ---------------------------------------------------------
+
+SELECT set_config('app.authenticating_key_id', (SELECT key_id FROM b_key), true), set_config('app.webhook_sweep', 'on', true);
+SELECT is(app.set_operator_context((SELECT a FROM fx)), (SELECT a::text FROM fx),
+          'entering an operator answers the context now in force: its id');
+SELECT is(current_setting('app.authenticating_key_id') || current_setting('app.webhook_sweep'), '',
+          'entering an operator clears a key id and a sweep flag set by hand');
+SELECT set_config('app.authenticating_key_id', (SELECT key_id FROM b_key), true), set_config('app.webhook_sweep', 'on', true);
+SELECT is(app.set_operator_context(NULL), '', 'leaving answers the context now in force: none');
+SELECT is(current_setting('app.operator_id') || current_setting('app.authenticating_key_id') || current_setting('app.webhook_sweep'), '',
+          'leaving clears the operator, a key id and a sweep flag set by hand');
 
 -- The fixture reaches every tenant table -------------------------------------------------------------
 

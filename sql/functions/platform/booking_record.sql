@@ -10,7 +10,7 @@ DECLARE
     v_base app.bookings;
     v_booking app.bookings;
 BEGIN
-    PERFORM app.enter_operator(p_operator_id);
+    PERFORM app.set_operator_context(p_operator_id);
     IF NOT EXISTS (SELECT FROM app.operators AS o WHERE o.id = p_operator_id) THEN
         PERFORM app.refuse(422, 'invalid_parameter', 'p_operator_id');
     END IF;

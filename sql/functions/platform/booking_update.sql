@@ -10,7 +10,7 @@ DECLARE
     v_base app.bookings;
     v_booking app.bookings;
 BEGIN
-    PERFORM app.enter_operator(p_operator_id);
+    PERFORM app.set_operator_context(p_operator_id);
     SELECT * INTO v_base FROM app.bookings AS b
      WHERE b.operator_id = p_operator_id AND b.reference = p_reference
        FOR UPDATE;

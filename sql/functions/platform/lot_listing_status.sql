@@ -6,7 +6,7 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    PERFORM app.enter_operator(p_operator_id);
+    PERFORM app.set_operator_context(p_operator_id);
     RETURN app.lot_listing_status(p_operator_id, p_external_id);
 END
 $$;

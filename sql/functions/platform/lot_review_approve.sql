@@ -9,7 +9,7 @@ AS $$
 DECLARE
     v_lot app.lots;
 BEGIN
-    PERFORM app.enter_operator(p_operator_id);
+    PERFORM app.set_operator_context(p_operator_id);
     v_lot := app.named_lot(p_operator_id, p_external_id, p_for_update => true);
     IF v_lot.review_state <> 'pending' THEN
         PERFORM app.refuse(409, 'review_not_pending', 'p_external_id');

@@ -16,7 +16,7 @@ BEGIN
     IF p_accepted IS NULL THEN
         PERFORM app.refuse(422, 'invalid_parameter', 'p_accepted');
     END IF;
-    PERFORM app.enter_operator(p_operator_id);
+    PERFORM app.set_operator_context(p_operator_id);
     IF NOT EXISTS (SELECT FROM app.operators AS o WHERE o.id = p_operator_id) THEN
         PERFORM app.refuse(422, 'invalid_parameter', 'p_operator_id');
     END IF;

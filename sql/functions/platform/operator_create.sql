@@ -25,7 +25,7 @@ BEGIN
         PERFORM app.refuse(422, 'invalid_parameter', 'p_media_folder');
     END IF;
 
-    PERFORM app.enter_operator(v_id);
+    PERFORM app.set_operator_context(v_id);
     INSERT INTO app.operators (id, name, settlement_currency, media_folder)
     VALUES (v_id, p_name, v_currency, v_folder);
     RETURN v_id;

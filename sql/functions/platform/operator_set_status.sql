@@ -10,7 +10,7 @@ BEGIN
     IF p_status IS NULL OR p_status NOT IN ('active', 'suspended') THEN
         PERFORM app.refuse(422, 'invalid_parameter', 'p_status');
     END IF;
-    PERFORM app.enter_operator(p_operator_id);
+    PERFORM app.set_operator_context(p_operator_id);
     UPDATE app.operators AS o SET status = p_status WHERE o.id = p_operator_id;
     IF NOT FOUND THEN
         PERFORM app.refuse(422, 'invalid_parameter', 'p_operator_id');

@@ -10,7 +10,7 @@ BEGIN
     IF p_can_pay_out IS NULL THEN
         PERFORM app.refuse(422, 'invalid_parameter', 'p_can_pay_out');
     END IF;
-    PERFORM app.enter_operator(p_operator_id);
+    PERFORM app.set_operator_context(p_operator_id);
     UPDATE app.operators AS o SET can_pay_out = p_can_pay_out WHERE o.id = p_operator_id;
     IF NOT FOUND THEN
         PERFORM app.refuse(422, 'invalid_parameter', 'p_operator_id');

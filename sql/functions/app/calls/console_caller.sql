@@ -26,7 +26,7 @@ BEGIN
         PERFORM app.refuse(403, p_refusal);
     END IF;
 
-    PERFORM app.enter_operator(v_tenant::uuid);
+    PERFORM app.set_operator_context(v_tenant::uuid);
     SELECT m.role, m.accepted, o.status, u.two_step
       INTO v_member
       FROM app.memberships AS m
@@ -40,7 +40,7 @@ BEGIN
        OR v_member.status <> 'active'
        OR NOT v_member.role = ANY (p_roles)
        OR (v_member.two_step AND v_claims ->> 'aal' IS DISTINCT FROM 'aal2') THEN
-        PERFORM app.leave_operator();
+        PERFORM app.set_operator_context(NULL);
         PERFORM app.refuse(403, p_refusal);
     END IF;
 

@@ -31,6 +31,7 @@ DECLARE
     v_credential record;
     v_status text;
     v_valid boolean;
+    v_context text;
 BEGIN
     -- Only the primary serves the gateway's routes. A node in recovery (a standby, or a primary
     -- demoted by a failover while a pooled connection was open to it) could answer stale rows, and
@@ -40,9 +41,10 @@ BEGIN
         RAISE EXCEPTION 'not the primary' USING ERRCODE = 'read_only_sql_transaction';
     END IF;
     -- The credential policy admits the row of the key id being authenticated only while no operator
-    -- is entered: leave any context the caller may have set before the call.
-    PERFORM app.leave_operator();
-    PERFORM set_config('app.authenticating_key_id', v_key_id, true);
+    -- is entered: leave any context the caller may have set before the call. (Each context change
+    -- is an assignment, not a PERFORM: app/calls/operator_context.sql says why.)
+    v_context := app.set_operator_context(NULL);
+    v_context := set_config('app.authenticating_key_id', v_key_id, true);
     SELECT c.operator_id, c.id, c.key_id, c.scopes, c.secret_salt, c.secret_hash, c.expires_at, c.revoked_at,
            c.last_used_at
       INTO v_credential
@@ -54,7 +56,7 @@ BEGIN
         coalesce(v_credential.secret_hash, '\x0000000000000000000000000000000000000000000000000000000000000000'::bytea));
 
     -- (entering ends the key id's lookup too)
-    PERFORM app.enter_operator(coalesce(v_credential.operator_id, '00000000-0000-0000-0000-000000000000'::uuid));
+    v_context := app.set_operator_context(coalesce(v_credential.operator_id, '00000000-0000-0000-0000-000000000000'::uuid));
     SELECT o.status INTO v_status FROM app.operators AS o WHERE o.id = v_credential.operator_id;
 
     v_valid := v_valid
@@ -65,7 +67,7 @@ BEGIN
         AND (v_credential.expires_at IS NULL OR v_credential.expires_at > now())
         AND (p_scope IS NULL OR p_scope = ANY (v_credential.scopes));
     IF NOT v_valid THEN
-        PERFORM app.leave_operator();
+        v_context := app.set_operator_context(NULL);
         PERFORM app.refuse(401, 'unauthorized');
     END IF;
 
@@ -86,7 +88,7 @@ BEGIN
     END IF;
 
     IF NOT p_enter_operator THEN
-        PERFORM app.leave_operator();
+        v_context := app.set_operator_context(NULL);
     END IF;
     credential_id := v_credential.id;
     operator_id := v_credential.operator_id;

@@ -68,7 +68,7 @@ BEGIN
     IF v_issued_at NOT BETWEEN clock_timestamp() - v_lifetime.valid_for AND clock_timestamp() + v_lifetime.clock_skew THEN
         RAISE EXCEPTION 'an expired read assertion' USING ERRCODE = 'invalid_authorization_specification';
     END IF;
-    PERFORM app.enter_operator(v_operator::uuid);
+    PERFORM app.set_operator_context(v_operator::uuid);
     RETURN v_operator::uuid;
 END
 $$;

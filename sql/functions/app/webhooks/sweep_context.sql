@@ -1,13 +1,17 @@
 -- The delivery worker's context: every operator's endpoints and hints, read and changed by the
 -- functions of schema `webhook` only. Entered after leaving any operator context (a caller may have
 -- forged one), and left before returning; the sweep policies hold only while no operator is entered,
--- and app.enter_operator clears the flag, so a flag set by hand widens nothing anywhere else.
+-- and app.set_operator_context clears the flag, so a flag set by hand widens nothing anywhere else.
+-- (Two statements: leaving the operator clears the flag, so it is set after.)
 CREATE OR REPLACE FUNCTION app.enter_webhook_sweep()
 RETURNS void
-LANGUAGE sql
+LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT app.leave_operator(), set_config('app.webhook_sweep', 'on', true);
+BEGIN
+    PERFORM app.set_operator_context(NULL);
+    PERFORM set_config('app.webhook_sweep', 'on', true);
+END
 $$;
 REVOKE ALL ON FUNCTION app.enter_webhook_sweep() FROM PUBLIC;
 
