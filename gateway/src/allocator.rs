@@ -8,10 +8,11 @@
 //! The threshold is fixed at 256 KiB, and the heap's free top given back above 512 KiB: an answer
 //! of 64–128 KB (a page of 200 lots or 200 bookings), which tokio-postgres reads into a buffer that
 //! doubles past 128 KiB, is served from the heap without fresh page faults at every request, while
-//! a page of 500 bookings still gets a mapping of its own, returned when freed: its page faults are
-//! the price, paid at every such page. The gateway's peak memory stays at or under the
-//! pass-through's on the same requests (bench/FINDINGS.md, "The gateway's allocator thresholds";
-//! the figures: bench/RESULTS.md).
+//! a buffer for a page of 500 bookings (300 KB) gets a mapping of its own, returned when freed. The
+//! gateway's peak memory stays at or under the pass-through's on the same requests. A threshold of
+//! 1 MiB, which would keep those pages in the heap too, made the gateway's memory larger over a
+//! soak and the page no faster (bench/FINDINGS.md, "The gateway's allocator thresholds"; the
+//! figures: bench/RESULTS.md).
 
 /// Fixes glibc's mmap threshold at 256 KiB and its trim threshold at 512 KiB. Called first thing
 /// in `main`, before any thread exists. Elsewhere than glibc, nothing.

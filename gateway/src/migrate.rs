@@ -161,7 +161,6 @@ pub async fn run_with(database_url: &str, patience: Patience) -> Result<(), Stri
     Ok(())
 }
 
-/// One try: the migrations not yet applied (each in its own transaction), then the functions.
 /// One try: the migrations not yet applied (each in its own transaction: those before a failed one
 /// stay applied, and the next try goes on from there), then the functions.
 async fn migrate_once(client: &mut tokio_postgres::Client) -> Result<(), Failure> {

@@ -117,8 +117,10 @@ pub enum Measurement {
         process: Process,
         mib: f64,
     },
-    /// Every route at once at 64 connections: the gateway's resident memory from `baseline_s`
-    /// (its first sample after a minute) to the end.
+    /// Every route at once at 64 connections: the gateway's resident memory, the median of the
+    /// samples of the minute from `baseline_s` (the soak's second) and of its last minute, and the
+    /// highest sample. A record without `minute_medians` holds single samples instead: the first
+    /// after `baseline_s` and the last.
     Soak {
         size: Size,
         seconds: u32,
@@ -129,6 +131,8 @@ pub enum Measurement {
         baseline_mib: f64,
         last_mib: f64,
         peak_mib: f64,
+        #[serde(default)]
+        minute_medians: bool,
     },
 }
 

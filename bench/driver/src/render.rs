@@ -159,10 +159,16 @@ fn soak_line(m: &Measurements) -> String {
             baseline_mib,
             last_mib,
             peak_mib,
+            minute_medians,
         }) => {
+            let resident = if minute_medians {
+                format!("a minute's median: {baseline_mib:.1} MiB from {baseline_s} s, {last_mib:.1} MiB in the last minute")
+            } else {
+                format!("{baseline_mib:.1} MiB at {baseline_s} s, {last_mib:.1} MiB at the end")
+            };
             format!(
                 "{}, {seconds} s: {requests} requests ({rate:.0} req/s), errors {errors}; resident memory \
-                 {baseline_mib:.1} MiB at {baseline_s} s, {last_mib:.1} MiB at the end, peak {peak_mib:.1} MiB; growth {} %",
+                 {resident}, peak {peak_mib:.1} MiB; growth {} %",
                 size.name(),
                 shown::optional(soak_growth(baseline_mib, last_mib), 1),
             )
@@ -171,7 +177,7 @@ fn soak_line(m: &Measurements) -> String {
     }
 }
 
-/// The soak's growth of resident memory from its baseline to its end, in per cent.
+/// The soak's growth of resident memory from its second minute to its last, in per cent.
 pub fn soak_growth(baseline_mib: f64, last_mib: f64) -> Option<f64> {
     (baseline_mib > 0.0).then(|| (last_mib - baseline_mib) * 100.0 / baseline_mib)
 }
