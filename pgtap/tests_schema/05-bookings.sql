@@ -179,6 +179,17 @@ EXCEPTION WHEN OTHERS THEN
 END
 $$;
 
+-- base64url without padding (RFC 4648 §5), the encoding of both halves of the service's signed
+-- tokens (the cursor, the read assertion): written apart from the code under test, to make tokens
+-- the service did not issue.
+CREATE FUNCTION tests.base64url(p_bytes bytea)
+RETURNS text
+LANGUAGE sql
+IMMUTABLE
+AS $$
+    SELECT translate(encode(p_bytes, 'base64'), E'+/=\n', '-_');
+$$;
+
 -- The position a bookings cursor token names, read from its payload "1|<microseconds since
 -- 1970>|<reference>": (changed_at, reference); nulls when the payload is not of that form.
 CREATE FUNCTION tests.cursor_position(p_token text, OUT changed_at timestamptz, OUT reference text)

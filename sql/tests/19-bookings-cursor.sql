@@ -70,20 +70,12 @@ AS $$
       FROM fx;
 $$;
 
--- base64url without padding, of bytes and of a text's UTF-8, written here apart from the code under
--- test.
-CREATE FUNCTION pg_temp.b64url(p_bytes bytea)
-RETURNS text
-LANGUAGE sql
-AS $$
-    SELECT translate(encode(p_bytes, 'base64'), E'+/=\n', '-_');
-$$;
-
+-- base64url without padding of a text's UTF-8 (tests.base64url).
 CREATE FUNCTION pg_temp.b64url(p_text text)
 RETURNS text
 LANGUAGE sql
 AS $$
-    SELECT pg_temp.b64url(convert_to(p_text, 'UTF8'));
+    SELECT tests.base64url(convert_to(p_text, 'UTF8'));
 $$;
 
 -- HMAC-SHA256 of a payload bound to A under the service's cursor key, as the cursor is signed.
@@ -101,7 +93,7 @@ CREATE FUNCTION pg_temp.signed(p_payload text)
 RETURNS text
 LANGUAGE sql
 AS $$
-    SELECT pg_temp.b64url(p_payload) || '.' || pg_temp.b64url(pg_temp.signature(p_payload));
+    SELECT pg_temp.b64url(p_payload) || '.' || tests.base64url(pg_temp.signature(p_payload));
 $$;
 
 -- The text with its p_position-th character replaced by the base64url character whose 6-bit value

@@ -36,14 +36,6 @@ AS $$
     SELECT p FROM app.booking_writers_published AS p;
 $$;
 
--- base64url without padding of a text's UTF-8, written here apart from the code under test.
-CREATE FUNCTION pg_temp.b64url(p_text text)
-RETURNS text
-LANGUAGE sql
-AS $$
-    SELECT translate(encode(convert_to(p_text, 'UTF8'), 'base64'), E'+/=\n', '-_');
-$$;
-
 -- A read assertion of p_operator issued p_age ago (negative: ahead), signed with this database's key.
 CREATE FUNCTION pg_temp.assertion_issued(p_operator uuid, p_age interval)
 RETURNS text
@@ -146,7 +138,7 @@ SELECT tests.refuses(format('SELECT tests.get_bookings_standby(%L, NULL, 500, 60
                      'an assertion''s very payload signed with the cursor key is none')
   FROM (SELECT format('1|read_bookings|%s|%s', f, (extract(epoch FROM clock_timestamp()) * 1000000)::bigint) AS payload FROM fx) AS p;
 SELECT tests.refuses(format('SELECT tests.get_bookings_standby(%L, NULL, 500, 60000)',
-                            pg_temp.b64url(replace(tests.cursor_payload(assertion), f::text, gen_random_uuid()::text))
+                            tests.base64url(convert_to(replace(tests.cursor_payload(assertion), f::text, gen_random_uuid()::text), 'UTF8'))
                             || '.' || split_part(assertion, '.', 2)),
                      '28000', 'not a read assertion of this database', NULL,
                      'another operator put in an assertion, its signature kept, is none') FROM fx, token;

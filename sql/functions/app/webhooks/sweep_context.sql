@@ -17,9 +17,11 @@ REVOKE ALL ON FUNCTION app.enter_webhook_sweep() FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION app.leave_webhook_sweep()
 RETURNS void
-LANGUAGE sql
+LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT set_config('app.webhook_sweep', '', true);
+BEGIN
+    PERFORM set_config('app.webhook_sweep', '', true);
+END
 $$;
 REVOKE ALL ON FUNCTION app.leave_webhook_sweep() FROM PUBLIC;
