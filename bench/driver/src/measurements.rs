@@ -133,6 +133,10 @@ pub enum Measurement {
         peak_mib: f64,
         #[serde(default)]
         minute_medians: bool,
+        /// Each whole minute's median (MiB), so a reader sees whether the growth stopped; empty in
+        /// a line taken before the soak kept them.
+        #[serde(default)]
+        each_minute_mib: Vec<f64>,
     },
 }
 
@@ -150,19 +154,17 @@ impl Measurement {
 /// Measurements appended to a file as they are taken, and kept.
 pub struct Recorder {
     file: File,
-    pub taken: Vec<Measurement>,
 }
 
 impl Recorder {
     /// A new file at `path`.
     pub fn create(path: &Path) -> Fallible<Recorder> {
-        Ok(Recorder { file: File::create(path)?, taken: Vec::new() })
+        Ok(Recorder { file: File::create(path)? })
     }
 
     pub fn record(&mut self, measurement: Measurement) -> Fallible<()> {
         writeln!(self.file, "{}", serde_json::to_string(&measurement)?)?;
         self.file.flush()?;
-        self.taken.push(measurement);
         Ok(())
     }
 }

@@ -160,15 +160,22 @@ fn soak_line(m: &Measurements) -> String {
             last_mib,
             peak_mib,
             minute_medians,
+            ref each_minute_mib,
         }) => {
             let resident = if minute_medians {
                 format!("a minute's median: {baseline_mib:.1} MiB from {baseline_s} s, {last_mib:.1} MiB in the last minute")
             } else {
                 format!("{baseline_mib:.1} MiB at {baseline_s} s, {last_mib:.1} MiB at the end")
             };
+            let minutes = if each_minute_mib.is_empty() {
+                String::new()
+            } else {
+                let medians: Vec<String> = each_minute_mib.iter().map(|mib| format!("{mib:.1}")).collect();
+                format!(" (each minute's median, MiB: {})", medians.join(", "))
+            };
             format!(
                 "{}, {seconds} s: {requests} requests ({rate:.0} req/s), errors {errors}; resident memory \
-                 {resident}, peak {peak_mib:.1} MiB; growth {} %",
+                 {resident}{minutes}, peak {peak_mib:.1} MiB; growth {} %",
                 size.name(),
                 shown::optional(soak_growth(baseline_mib, last_mib), 1),
             )
@@ -460,7 +467,27 @@ mod tests {
             tables.split("\nDecisions kept").next().unwrap().to_string()
         };
         assert_eq!(until_earlier(written), until_earlier(&rendered));
-        // (a run of every size, connection count and side, made before its newest scenarios)
-        assert!(judged.missing.iter().all(|m| m.contains("Tail")), "{:?}", judged.missing);
+        assert!(judged.missing.is_empty(), "{:?}", judged.missing);
+    }
+
+    #[test]
+    fn the_soak_line_shows_each_minute_when_the_run_kept_them() {
+        let run = r#"{"kind": "run", "date": "2026-11-29", "commit": "c", "cores": 2, "server_version": "15",
+            "duration": 6, "rounds": 3, "window": 2, "sizes": ["large"], "connections": [1], "gateway_core": 0,
+            "soak": 180}"#;
+        let line = |minutes: &str| {
+            let soak = format!(
+                r#"{{"kind": "soak", "size": "large", "seconds": 180, "requests": 9, "rate": 0.05, "errors": 0,
+                "baseline_s": 60, "baseline_mib": 58.0, "last_mib": 59.0, "peak_mib": 62.4,
+                "minute_medians": true{minutes}}}"#
+            );
+            let all = vec![serde_json::from_str(run).unwrap(), serde_json::from_str(&soak).unwrap()];
+            soak_line(&Measurements::new(all).unwrap())
+        };
+        let kept = line(r#", "each_minute_mib": [54.3, 58.0, 59.0]"#);
+        let expected = "in the last minute (each minute's median, MiB: 54.3, 58.0, 59.0), peak 62.4 MiB; growth 1.7 %";
+        assert!(kept.ends_with(expected), "{kept}");
+        let not_kept = line("");
+        assert!(not_kept.ends_with("59.0 MiB in the last minute, peak 62.4 MiB; growth 1.7 %"), "{not_kept}");
     }
 }

@@ -56,6 +56,7 @@ pub fn measure(bench: &Bench, database: &Database, gateway: &Server, recorder: &
         last_mib: mib(median_within(&samples, &last)),
         peak_mib: mib(samples.iter().map(|s| s.1).max().unwrap_or(0)),
         minute_medians: true,
+        each_minute_mib: each_minute(&samples, seconds).into_iter().map(mib).collect(),
     })
 }
 
@@ -64,6 +65,11 @@ pub fn measure(bench: &Bench, database: &Database, gateway: &Server, recorder: &
 fn compared_windows(seconds: u32) -> (Range<u32>, Range<u32>) {
     let length = if seconds >= 240 { 60 } else { seconds / 4 };
     (length..2 * length, seconds - length..u32::MAX)
+}
+
+/// Each whole minute's median of the samples (seconds, KiB).
+fn each_minute(samples: &[(u32, u64)], seconds: u32) -> Vec<u64> {
+    (0..seconds / 60).map(|minute| median_within(samples, &(minute * 60..(minute + 1) * 60))).collect()
 }
 
 /// The median of the samples (seconds, KiB) taken within `window`; 0 when none was.
@@ -89,5 +95,11 @@ mod tests {
         let samples = [(55, 100), (60, 57), (65, 63), (70, 62), (75, 64), (120, 90)];
         assert_eq!(median_within(&samples, &(60..120)), 63);
         assert_eq!(median_within(&samples, &(200..300)), 0);
+    }
+
+    #[test]
+    fn each_whole_minute_has_its_median() {
+        let samples = [(5, 10), (30, 30), (55, 20), (60, 40), (100, 50), (125, 90)];
+        assert_eq!(each_minute(&samples, 150), vec![20, 50]);
     }
 }
