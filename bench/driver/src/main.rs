@@ -55,7 +55,6 @@ fn run(settings: &Settings) -> Fallible<ExitCode> {
         return Err(format!("{e} (what was measured is in {})", taking.display()).into());
     }
     std::fs::rename(&taking, &data)?;
-    drop(recorder);
     // Rendered from the file as `render` reads it, not from the values in memory: a float read back
     // can differ in its last bit, enough to round a shown figure the other way.
     write_results(settings, &Measurements::load(&data)?, earlier.as_ref())
